@@ -1,0 +1,203 @@
+/* tile_runtime.cuh — the device and host runtime that generated code uses.
+ *
+ * Small and explicit: storage types with C's arithmetic, views that index
+ * flat device pointers like C99 arrays, wide loads and stores through
+ * registers, loop descriptors and a checked launcher. Generated code composes
+ * these; users do not include this file directly (tile.h does, under nvcc). */
+#ifndef TILEPP_TILE_RUNTIME_CUH
+#define TILEPP_TILE_RUNTIME_CUH
+
+/* `half` is the user's name for tile_half (tile.h); keep CUDA's own out. */
+#ifndef CUDA_NO_HALF
+#define CUDA_NO_HALF
+#endif
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <type_traits>
+
+/* ---- half and bfloat16 with C's semantics ----
+ * C computes on _Float16 and __bf16 in float and rounds when it stores. These
+ * wrappers do the same: reading one yields a float, so `a + b` is a float
+ * addition, and assigning a float rounds to nearest even. They deliberately
+ * have no arithmetic operators of their own. */
+struct tile_half {
+    __half v;
+    tile_half() = default;
+    __host__ __device__ tile_half(float f) : v(__float2half_rn(f)) {}
+    /* Other arithmetic types convert in one rounding, as in C. */
+    template <typename A, typename = typename std::enable_if<std::is_arithmetic<A>::value &&
+                                                             !std::is_same<A, float>::value>::type>
+    __host__ __device__ tile_half(A a) : v(__double2half((double)a)) {}
+    /* Between the 16-bit types: through float, exact for the source. */
+    template <typename S, typename std::enable_if<std::is_class<S>::value && std::is_convertible<S, float>::value,
+                                                  int>::type = 0>
+    __host__ __device__ tile_half(const S &s) : v(__float2half_rn(float(s))) {}
+    __host__ __device__ operator float() const { return __half2float(v); }
+    __host__ __device__ tile_half &operator+=(float x) { return *this = float(*this) + x; }
+    __host__ __device__ tile_half &operator-=(float x) { return *this = float(*this) - x; }
+    __host__ __device__ tile_half &operator*=(float x) { return *this = float(*this) * x; }
+    __host__ __device__ tile_half &operator/=(float x) { return *this = float(*this) / x; }
+};
+
+struct tile_bfloat16 {
+    __nv_bfloat16 v;
+    tile_bfloat16() = default;
+    __host__ __device__ tile_bfloat16(float f) : v(__float2bfloat16_rn(f)) {}
+    /* Other arithmetic types convert in one rounding, as in C. */
+    template <typename A, typename = typename std::enable_if<std::is_arithmetic<A>::value &&
+                                                             !std::is_same<A, float>::value>::type>
+    __host__ __device__ tile_bfloat16(A a) : v(__double2bfloat16((double)a)) {}
+    /* Between the 16-bit types: through float, exact for the source. */
+    template <typename S, typename std::enable_if<std::is_class<S>::value && std::is_convertible<S, float>::value,
+                                                  int>::type = 0>
+    __host__ __device__ tile_bfloat16(const S &s) : v(__float2bfloat16_rn(float(s))) {}
+    __host__ __device__ operator float() const { return __bfloat162float(v); }
+    __host__ __device__ tile_bfloat16 &operator+=(float x) { return *this = float(*this) + x; }
+    __host__ __device__ tile_bfloat16 &operator-=(float x) { return *this = float(*this) - x; }
+    __host__ __device__ tile_bfloat16 &operator*=(float x) { return *this = float(*this) * x; }
+    __host__ __device__ tile_bfloat16 &operator/=(float x) { return *this = float(*this) / x; }
+};
+
+static_assert(sizeof(tile_half) == 2 && sizeof(tile_bfloat16) == 2, "16-bit storage types");
+
+/* ---- C99 array parameters ----
+ * `const half x[rows][cols]` arrives as a flat pointer; a view gives `x[r][c]`
+ * its C meaning, so loop bodies keep their source text. */
+template <typename T, int R> struct tile_view {
+    T *ptr;
+    long long ext[R - 1]; /* extents of dimensions 1 .. R-1 */
+
+    __host__ __device__ auto operator[](long long i) const
+    {
+        long long stride = 1;
+        for (int d = 0; d < R - 1; d++)
+            stride *= ext[d];
+        if constexpr (R == 2) {
+            return ptr + i * stride;
+        } else {
+            tile_view<T, R - 1> row;
+            row.ptr = ptr + i * stride;
+            for (int d = 0; d < R - 2; d++)
+                row.ext[d] = ext[d + 1];
+            return row;
+        }
+    }
+};
+
+/* ---- wide memory access ----
+ * N consecutive elements move between memory and a register array in the
+ * widest pieces (up to 16 bytes) that the byte count allows. The caller
+ * guarantees alignment to tile_vec_align<T, N>() bytes. */
+template <typename T, int N> __host__ __device__ constexpr int tile_vec_align()
+{
+    return (int)sizeof(T) * N >= 16 ? 16 : (int)sizeof(T) * N;
+}
+
+template <int BYTES> struct tile_chunk;
+template <> struct tile_chunk<16> { typedef uint4 type; };
+template <> struct tile_chunk<8> { typedef uint2 type; };
+template <> struct tile_chunk<4> { typedef unsigned type; };
+template <> struct tile_chunk<2> { typedef unsigned short type; };
+
+template <typename T, int N> __device__ __forceinline__ void tile_vec_load(T (&regs)[N], const T *src)
+{
+    constexpr int W = tile_vec_align<T, N>();
+    typedef typename tile_chunk<W>::type chunk;
+    constexpr int PIECES = (int)sizeof(T) * N / W;
+    chunk tmp[PIECES];
+#pragma unroll
+    for (int i = 0; i < PIECES; i++)
+        tmp[i] = reinterpret_cast<const chunk *>(src)[i];
+    memcpy(regs, tmp, sizeof regs);
+}
+
+template <typename T, int N> __device__ __forceinline__ void tile_vec_store(T *dst, const T (&regs)[N])
+{
+    constexpr int W = tile_vec_align<T, N>();
+    typedef typename tile_chunk<W>::type chunk;
+    constexpr int PIECES = (int)sizeof(T) * N / W;
+    chunk tmp[PIECES];
+    memcpy(tmp, regs, sizeof tmp);
+#pragma unroll
+    for (int i = 0; i < PIECES; i++)
+        reinterpret_cast<chunk *>(dst)[i] = tmp[i];
+}
+
+template <int BYTES> __device__ __forceinline__ bool tile_aligned(const void *p)
+{
+    return ((uintptr_t)p & (BYTES - 1)) == 0;
+}
+
+/* ---- loops ----
+ * A canonical C loop `for (v = lo; v REL hi; v += step)` as the launcher
+ * evaluates it: the variable's value at iteration k is lo + k * step. */
+struct tile_loop {
+    long long lo, step, count;
+};
+
+/* count < 0 marks a loop that would never end (step 0 or away from hi). */
+static inline tile_loop tile_make_loop(long long lo, long long hi, long long step, bool inclusive)
+{
+    tile_loop l = {lo, step, 0};
+    if (step > 0) {
+        if (inclusive)
+            l.count = hi >= lo ? (hi - lo) / step + 1 : 0;
+        else
+            l.count = hi > lo ? (hi - lo + step - 1) / step : 0;
+    } else if (step < 0) {
+        long long s = -step;
+        if (inclusive)
+            l.count = lo >= hi ? (lo - hi) / s + 1 : 0;
+        else
+            l.count = lo > hi ? (lo - hi + s - 1) / s : 0;
+    } else
+        l.count = hi > lo || (inclusive && hi == lo) ? -1 : 0;
+    return l;
+}
+
+/* Non-negative a / positive b; 32-bit division when both fit, which is far
+ * cheaper on the GPU than the 64-bit one. */
+__host__ __device__ __forceinline__ long long tile_div(long long a, long long b)
+{
+    if (((unsigned long long)a | (unsigned long long)b) <= 0xffffffffull)
+        return (long long)((unsigned)a / (unsigned)b);
+    return a / b;
+}
+
+/* ---- launching ---- */
+
+/* The generated code needs sm_80 or newer (mma.sync, cp.async, bf16). */
+static inline cudaError_t tile_check_device(void)
+{
+    int dev, major;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err != cudaSuccess)
+        return err;
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (err != cudaSuccess)
+        return err;
+    return major >= 8 ? cudaSuccess : cudaErrorNoKernelImageForDevice;
+}
+
+/* Launches `total` work items over blocks of `threads`; kernels loop over
+ * the items with a grid stride, so the grid is capped at what CUDA allows. */
+template <typename... Params, typename... Args>
+static inline cudaError_t tile_launch(void (*kernel)(Params...), long long total, int threads,
+                                      cudaStream_t stream, Args... args)
+{
+    long long blocks = (total + threads - 1) / threads;
+    if (blocks > INT_MAX)
+        blocks = INT_MAX;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)blocks, 1, 1);
+    config.blockDim = dim3((unsigned)threads, 1, 1);
+    config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+#endif /* TILEPP_TILE_RUNTIME_CUH */

@@ -1,0 +1,24 @@
+/* build_ir.h — from the parsed file to the IR.
+ *
+ * Takes: a FrontEnd (translation unit + attached pragmas). Gives: an IrModule
+ * with one IrKernel per `#pragma tile kernel` function, the loops and buffer
+ * accesses of its parallel nests, and the prelude (macros, includes, helper
+ * functions, types, constant tables) that device code needs from the file.
+ *
+ * Reports constructs the language does not have (a non-canonical loop, a
+ * statement that cannot be spread over threads, a pragma not implemented in
+ * this version) at their location, and returns NULL if it reported any. */
+#ifndef TILEPP_BUILD_IR_H
+#define TILEPP_BUILD_IR_H
+
+#include "ir.h"
+#include "parse.h"
+
+IrModule *build_ir(FrontEnd *fe);
+
+/* Evaluates an integer constant expression given as pragma tokens: literals,
+ * + - * / % << >> ( ), enum constants, object-like macros and const globals of
+ * the file. Returns false (after reporting at arg->loc) if it cannot. */
+bool eval_pragma_int(FrontEnd *fe, const PArg *arg, long long *value);
+
+#endif

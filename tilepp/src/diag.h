@@ -1,0 +1,36 @@
+/* diag.h — diagnostics in the compiler's format:
+ *
+ *     file.c:12:9: error: unknown clause 'thread' for '#pragma tile kernel'
+ *        12 | #pragma tile kernel thread(128)
+ *           |                     ^
+ *
+ * Takes: locations and messages from every stage. Gives: formatted output on
+ * the diagnostic stream and an error count that decides the exit code. */
+#ifndef TILEPP_DIAG_H
+#define TILEPP_DIAG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct SrcLoc {
+    const char *file; /* as the user named it; NULL for "no location" */
+    int line, col;    /* 1-based; col counts bytes */
+} SrcLoc;
+
+typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
+
+/* Where diagnostics go (stderr unless set) — tests capture them. */
+void diag_set_stream(FILE *stream);
+/* Registers the text of a file so diagnostics can quote its lines without
+ * reading it again; unregistered files are read on demand. */
+void diag_register_source(const char *file, const char *text);
+void diag_reset(void);
+
+void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define error_at(loc, ...) diag_report(DIAG_ERROR, (loc), __VA_ARGS__)
+#define warning_at(loc, ...) diag_report(DIAG_WARNING, (loc), __VA_ARGS__)
+#define note_at(loc, ...) diag_report(DIAG_NOTE, (loc), __VA_ARGS__)
+
+int diag_error_count(void);
+
+#endif

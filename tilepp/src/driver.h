@@ -1,0 +1,34 @@
+/* driver.h — the pipeline, stage by stage:
+ *
+ *   parse (libclang + pragmas) -> build_ir -> check -> lower -> emit -> output
+ *
+ * Takes: Options from the command line (main.c) or from tests. Gives: the
+ * output files, or diagnostics and no files. */
+#ifndef TILEPP_DRIVER_H
+#define TILEPP_DRIVER_H
+
+#include <stdbool.h>
+
+typedef enum { EMIT_CUDA, EMIT_IR } EmitKind;
+
+typedef struct Options {
+    const char *input;
+    const char *output;      /* NULL: <input stem>.tile.cu in the current directory */
+    const char *header;      /* NULL: the output with .cu replaced by .h */
+    const char *depfile;     /* -MF, used with -MD */
+    bool make_depfile;       /* -MD */
+    EmitKind emit;
+    unsigned archs;          /* IrArch bits */
+    const char **clang_args; /* -I, -D, -std */
+    int nclang_args;
+    const char *include_dir; /* where tilepp/tile.h lives; NULL: next to the executable */
+    const char *unsaved_text; /* tests: the input's content */
+} Options;
+
+/* Runs the pipeline; returns the process exit code (0 or 1). */
+int tilepp_translate(const Options *opt);
+
+/* "dir/x.c" -> "x.tile.cu"; arena memory. */
+char *default_output_name(const char *input);
+
+#endif

@@ -1,0 +1,419 @@
+#include "emit_cuda.h"
+
+#include <ctype.h>
+#include <string.h>
+
+typedef struct Out {
+    Str s;
+    int line; /* 1-based number of the line being written */
+    const EmitNames *names;
+} Out;
+
+static void put(Out *o, const char *text)
+{
+    for (const char *p = text; *p; p++)
+        o->line += *p == '\n';
+    str_add(&o->s, text);
+}
+
+static void putf(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(Out *o, const char *fmt, ...)
+{
+    Str tmp = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    str_vaddf(&tmp, fmt, ap);
+    va_end(ap);
+    put(o, str_cstr(&tmp));
+    str_free(&tmp);
+}
+
+/* #line back to the user's file before user text ... */
+static void line_to_source(Out *o, SrcLoc loc) { putf(o, "#line %d \"%s\"\n", loc.line, o->names->source_name); }
+
+/* ... and back to the generated file after it. */
+static void line_to_self(Out *o) { putf(o, "#line %d \"%s\"\n", o->line + 1, o->names->cu_name); }
+
+static const char *unqualified(const char *spelling)
+{
+    return str_starts_with(spelling, "const ") ? spelling + 6 : spelling;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Parameters                                                                */
+/* ------------------------------------------------------------------------ */
+
+static bool is_view(const IrParam *p) { return p->kind == PARAM_BUFFER && p->buf->rank >= 2; }
+
+/* The launcher's (and the C header's) form of a parameter. */
+static char *launcher_param(const IrParam *p)
+{
+    if (p->kind == PARAM_SCALAR)
+        return aprintf("%s %s", p->type.spelling, p->name);
+    return aprintf("%s *%s", p->buf->elem.spelling, p->name);
+}
+
+static char *kernel_param(const IrParam *p)
+{
+    if (is_view(p))
+        return aprintf("%s *tile_p_%s", p->buf->elem.spelling, p->name);
+    return launcher_param(p);
+}
+
+static void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *))
+{
+    for (int i = 0; i < k->params.len; i++)
+        putf(o, "%s%s", i ? ", " : "", form(k->params.items[i]));
+}
+
+static void put_arg_names(Out *o, const IrKernel *k)
+{
+    for (int i = 0; i < k->params.len; i++)
+        putf(o, "%s%s", i ? ", " : "", ((const IrParam *)k->params.items[i])->name);
+}
+
+/* Views that give C99 array parameters their meaning in the body. */
+static void put_views(Out *o, const IrKernel *k, const char *indent)
+{
+    for (int i = 0; i < k->params.len; i++) {
+        const IrParam *p = k->params.items[i];
+        if (!is_view(p))
+            continue;
+        const IrBuffer *b = p->buf;
+        putf(o, "%sconst tile_view<%s, %d> %s = {tile_p_%s, {", indent, b->elem.spelling, b->rank, p->name, p->name);
+        for (int d = 1; d < b->rank; d++)
+            putf(o, "%s(long long)(%s)", d > 1 ? ", " : "", b->extents[d]);
+        put(o, "}};\n");
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Code with accesses                                                        */
+/* ------------------------------------------------------------------------ */
+
+static const VecBuffer *vec_buffer_of(const ParallelPlan *pp, const IrBuffer *buf)
+{
+    for (int i = 0; pp && i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        if (vb->buf == buf)
+            return vb;
+    }
+    return NULL;
+}
+
+/* User code; accesses of vectorised buffers become register reads/writes when
+ * `pp` is given (the wide path), and stay as written otherwise. */
+static void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement)
+{
+    line_to_source(o, code->loc);
+    for (int c = 1; c < code->loc.col; c++)
+        put(o, " ");
+    for (int i = 0; i < code->nsegs; i++) {
+        const IrSeg *s = &code->segs[i];
+        if (s->kind == SEG_TEXT)
+            put(o, s->text);
+        else if (vec_buffer_of(pp, s->access->buf))
+            putf(o, "tile_v_%s[tile_j]", s->access->buf->name);
+        else
+            put(o, s->access->text);
+    }
+    /* An expression body's extent stops before its ';'. */
+    put(o, statement ? ";\n" : "\n");
+    line_to_self(o);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Kernels                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void put_decls_before(Out *o, const IrKernel *k, int stmt_index)
+{
+    for (int i = 0; i < stmt_index; i++) {
+        const IrStmt *s = k->stmts.items[i];
+        if (s->kind != STMT_DECL)
+            continue;
+        put_code(o, s->code, NULL, false);
+        for (int n = 0; n < s->decl_names.len; n++)
+            putf(o, "    (void)%s;\n", (const char *)s->decl_names.items[n]);
+    }
+}
+
+static void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent)
+{
+    putf(o, "%s[[maybe_unused]] const %s %s = (%s)(tile_l%d.lo + (%s) * tile_l%d.step);\n", indent, unqualified(l->var_type.spelling),
+         l->var, unqualified(l->var_type.spelling), d, k_expr, d);
+}
+
+/* Iteration numbers of the outer loops, from the linear row index. */
+static void put_outer_vars(Out *o, const IrParallel *par)
+{
+    if (par->depth == 1)
+        return;
+    put(o, "        long long tile_rest = tile_row;\n");
+    for (int d = par->depth - 2; d > 0; d--) {
+        putf(o, "        const long long tile_k%d = tile_rest - tile_div(tile_rest, tile_l%d.count) * tile_l%d.count;\n",
+             d, d, d);
+        putf(o, "        tile_rest = tile_div(tile_rest, tile_l%d.count);\n", d);
+    }
+    put(o, "        const long long tile_k0 = tile_rest;\n");
+    for (int d = 0; d < par->depth - 1; d++) {
+        char *k = aprintf("tile_k%d", d);
+        put_loop_var(o, &par->loops[d], d, k, "        ");
+    }
+}
+
+static void put_scalar_group(Out *o, const ParallelPlan *pp, const char *indent)
+{
+    const IrParallel *par = pp->par;
+    int inner = par->depth - 1;
+    putf(o, "%sfor (int tile_j = 0; tile_j < %d; tile_j++) {\n", indent, par->vector);
+    putf(o, "%s    if (tile_first + tile_j >= tile_l%d.count)\n%s        break;\n", indent, inner, indent);
+    put_loop_var(o, &par->loops[inner], inner, "tile_first + tile_j", aprintf("%s    ", indent));
+    put_code(o, par->body, NULL, true);
+    putf(o, "%s}\n", indent);
+}
+
+static void put_vector_group(Out *o, const ParallelPlan *pp)
+{
+    const IrParallel *par = pp->par;
+    int inner = par->depth - 1, v = par->vector;
+    const IrLoop *l = &par->loops[inner];
+    putf(o, "        bool tile_wide = tile_first + %d <= tile_l%d.count;\n", v, inner);
+    put(o, "        if (tile_wide) {\n");
+    put_loop_var(o, l, inner, "tile_first", "            ");
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        putf(o, "            tile_wide = tile_wide && tile_aligned<tile_vec_align<%s, %d>()>(&(%s));\n",
+             unqualified(vb->buf->elem.spelling), v, vb->access->text);
+    }
+    put(o, "        }\n");
+    put(o, "        if (tile_wide) {\n");
+    put_loop_var(o, l, inner, "tile_first", "            ");
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        const char *t = unqualified(vb->buf->elem.spelling);
+        putf(o, "            %s tile_v_%s[%d];\n", t, vb->buf->name, v);
+        if (vb->load)
+            putf(o, "            tile_vec_load<%s, %d>(tile_v_%s, &(%s));\n", t, v, vb->buf->name, vb->access->text);
+    }
+    putf(o, "#pragma unroll\n            for (int tile_j = 0; tile_j < %d; tile_j++) {\n", v);
+    put_loop_var(o, l, inner, "tile_first + tile_j", "                ");
+    put_code(o, par->body, pp, true);
+    put(o, "            }\n");
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        if (vb->store)
+            putf(o, "            tile_vec_store<%s, %d>(&(%s), tile_v_%s);\n", unqualified(vb->buf->elem.spelling), v,
+                 vb->access->text, vb->buf->name);
+    }
+    put(o, "        } else {\n");
+    put_scalar_group(o, pp, "            ");
+    put(o, "        }\n");
+}
+
+static void put_loop_comment(Out *o, const ParallelPlan *pp)
+{
+    const IrParallel *par = pp->par;
+    putf(o, "// #pragma tile parallel at %s:%d: ", o->names->source_name, par->loc.line);
+    for (int d = 0; d < par->depth; d++)
+        putf(o, "%s%s", d ? " x " : "", par->loops[d].var);
+    putf(o, "%s; each thread takes %d consecutive iteration%s of '%s'", par->depth > 1 ? " collapsed" : "",
+         par->vector, par->vector > 1 ? "s" : "", par->loops[par->depth - 1].var);
+    if (pp->vec_buffers.len) {
+        put(o, ",\n// moving ");
+        for (int i = 0; i < pp->vec_buffers.len; i++) {
+            const VecBuffer *vb = pp->vec_buffers.items[i];
+            putf(o, "%s%s", i ? ", " : "", vb->buf->name);
+        }
+        put(o, " in wide accesses when aligned (scalar otherwise)");
+    }
+    put(o, ".\n");
+}
+
+static void put_parallel_kernel(Out *o, const IrKernel *k, const ParallelPlan *pp)
+{
+    const IrParallel *par = pp->par;
+    put_loop_comment(o, pp);
+    putf(o, "__global__ void __launch_bounds__(%d) %s(", k->threads, pp->kernel_name);
+    put_param_list(o, k, kernel_param);
+    for (int d = 0; d < par->depth; d++)
+        putf(o, ", tile_loop tile_l%d", d);
+    put(o, ", long long tile_groups, long long tile_total)\n{\n");
+    put_views(o, k, "    ");
+    put_decls_before(o, k, pp->stmt_index);
+    put(o, "    for (long long tile_t = blockIdx.x * (long long)blockDim.x + threadIdx.x; tile_t < tile_total;\n"
+           "         tile_t += (long long)gridDim.x * blockDim.x) {\n");
+    if (par->depth > 1)
+        put(o, "        const long long tile_row = tile_div(tile_t, tile_groups);\n"
+               "        const long long tile_first = (tile_t - tile_row * tile_groups) * ");
+    else
+        put(o, "        const long long tile_first = tile_t * ");
+    putf(o, "%d;\n", par->vector);
+    put_outer_vars(o, par);
+    if (pp->vec_buffers.len)
+        put_vector_group(o, pp);
+    else
+        put_scalar_group(o, pp, "        ");
+    put(o, "    }\n}\n\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Launchers                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void put_launch(Out *o, const IrKernel *k, const ParallelPlan *pp)
+{
+    const IrParallel *par = pp->par;
+    putf(o, "    { // %s:%d\n", o->names->source_name, par->loc.line);
+    for (int d = 0; d < par->depth; d++) {
+        const IrLoop *l = &par->loops[d];
+        putf(o, "        const tile_loop tile_l%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",
+             d, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
+        putf(o, "        if (tile_l%d.count < 0)\n            return cudaErrorInvalidValue; /* the C loop would never end */\n",
+             d);
+    }
+    int inner = par->depth - 1;
+    putf(o, "        const long long tile_groups = (tile_l%d.count + %d) / %d;\n", inner, par->vector - 1,
+         par->vector);
+    put(o, "        long long tile_total = tile_groups");
+    for (int d = 0; d < inner; d++)
+        putf(o, " * tile_l%d.count", d);
+    put(o, ";\n        if (tile_total > 0) {\n");
+    putf(o, "            tile_err = tile_launch(%s, tile_total, %d, tile_stream, ", pp->kernel_name, k->threads);
+    put_arg_names(o, k);
+    for (int d = 0; d < par->depth; d++)
+        putf(o, ", tile_l%d", d);
+    put(o, ", tile_groups, tile_total);\n");
+    put(o, "            if (tile_err != cudaSuccess)\n                return tile_err;\n        }\n    }\n");
+}
+
+static void put_launcher(Out *o, const KernelPlan *kp)
+{
+    const IrKernel *k = kp->k;
+    putf(o, "// Launches %s() of %s:%d on `tile_stream`; returns the first error.\n", k->name,
+         o->names->source_name, k->loc.line);
+    putf(o, "extern \"C\" cudaError_t %s_gpu_stream(", k->name);
+    put_param_list(o, k, launcher_param);
+    putf(o, "%scudaStream_t tile_stream)\n{\n", k->params.len ? ", " : "");
+    put(o, "    cudaError_t tile_err = tile_check_device();\n    if (tile_err != cudaSuccess)\n        return tile_err;\n");
+    for (int i = 0; i < kp->host_decls.len; i++) {
+        const IrStmt *s = kp->host_decls.items[i];
+        put_code(o, s->code, NULL, false);
+        for (int n = 0; n < s->decl_names.len; n++)
+            putf(o, "    (void)%s;\n", (const char *)s->decl_names.items[n]);
+    }
+    for (int i = 0; i < kp->parallels.len; i++)
+        put_launch(o, k, kp->parallels.items[i]);
+    put(o, "    return cudaSuccess;\n}\n\n");
+    putf(o, "extern \"C\" cudaError_t %s_gpu(", k->name);
+    put_param_list(o, k, launcher_param);
+    putf(o, ")\n{\n    return %s_gpu_stream(", k->name);
+    put_arg_names(o, k);
+    putf(o, "%s0);\n}\n\n", k->params.len ? ", " : "");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The prelude                                                               */
+/* ------------------------------------------------------------------------ */
+
+static const char *strip_static(const char *text, bool is_static)
+{
+    if (is_static && str_starts_with(text, "static") && isspace((unsigned char)text[6]))
+        return text + 7;
+    return text;
+}
+
+static void put_prelude(Out *o, const IrModule *m)
+{
+    if (!m->prelude.len)
+        return;
+    putf(o, "// ---- from %s: what the kernels use ----\n", o->names->source_name);
+    for (int i = 0; i < m->prelude.len; i++) {
+        const IrPrelude *p = m->prelude.items[i];
+        line_to_source(o, p->loc);
+        switch (p->kind) {
+        case PRELUDE_INCLUDE:
+        case PRELUDE_MACRO:
+            putf(o, "%s\n", p->text);
+            break;
+        case PRELUDE_FUNCTION:
+            /* internal linkage: the CPU reference of the same file may be linked beside it */
+            putf(o, "static __host__ __device__ %s\n", strip_static(p->text, p->is_static));
+            break;
+        case PRELUDE_VARIABLE:
+            putf(o, "static __device__ %s;\n", strip_static(p->text, p->is_static));
+            break;
+        case PRELUDE_DECL:
+            putf(o, "%s;\n", p->text);
+            break;
+        }
+    }
+    line_to_self(o);
+    put(o, "\n");
+}
+
+char *emit_cuda(const Plan *plan, const EmitNames *names)
+{
+    Out o = {{0}, 1, names};
+    const IrModule *m = plan->m;
+    putf(&o, "// Generated by tilepp %s from %s. Do not edit: edit %s and translate again.\n", TILEPP_VERSION,
+         names->source_name, names->source_name);
+    put(&o, "#include <tilepp/tile.h>\n");
+    putf(&o, "#include \"%s\"\n\n", names->header_name);
+    put(&o, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n");
+    putf(&o, "#error \"tilepp: %s was translated for sm_80 and newer (--arch", names->source_name);
+    if (m->archs & ARCH_SM80)
+        put(&o, " 80");
+    if (m->archs & ARCH_SM90A)
+        put(&o, " 90a");
+    put(&o, ")\"\n#endif\n\n");
+    put_prelude(&o, m);
+    for (int i = 0; i < plan->kernels.len; i++) {
+        const KernelPlan *kp = plan->kernels.items[i];
+        putf(&o, "// ==== kernel %s, %s:%d, threads(%d) ====\n\n", kp->k->name, names->source_name, kp->k->loc.line,
+             kp->k->threads);
+        for (int j = 0; j < kp->parallels.len; j++)
+            put_parallel_kernel(&o, kp->k, kp->parallels.items[j]);
+        put_launcher(&o, kp);
+    }
+    return atake(&o.s);
+}
+
+static char *guard_name(const char *header_name)
+{
+    const char *base = strrchr(header_name, '/');
+    base = base ? base + 1 : header_name;
+    Str s = {0};
+    str_add(&s, "TILEPP_GENERATED_");
+    for (const char *p = base; *p; p++)
+        str_addc(&s, isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_');
+    return atake(&s);
+}
+
+char *emit_header(const Plan *plan, const EmitNames *names)
+{
+    Out o = {{0}, 1, names};
+    char *guard = guard_name(names->header_name);
+    putf(&o, "/* Generated by tilepp %s from %s: launchers for its kernels. Plain C. */\n", TILEPP_VERSION,
+         names->source_name);
+    putf(&o, "#ifndef %s\n#define %s\n\n", guard, guard);
+    put(&o, "#include <cuda_runtime_api.h>\n#include <tilepp/tile.h>\n\n");
+    put(&o, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
+    for (int i = 0; i < plan->kernels.len; i++) {
+        const IrKernel *k = ((const KernelPlan *)plan->kernels.items[i])->k;
+        putf(&o,
+             "/* %s() of %s:%d on the GPU. Pointers are device pointers (C99 array\n"
+             " * parameters become flat, row-major pointers); the launch is asynchronous.\n"
+             " * Returns cudaSuccess or the first CUDA error. The CPU reference is %s(). */\n",
+             k->name, names->source_name, k->loc.line, k->name);
+        putf(&o, "cudaError_t %s_gpu(", k->name);
+        put_param_list(&o, k, launcher_param);
+        putf(&o, "%s);\n", k->params.len ? "" : "void");
+        putf(&o, "cudaError_t %s_gpu_stream(", k->name);
+        put_param_list(&o, k, launcher_param);
+        putf(&o, "%scudaStream_t stream);\n\n", k->params.len ? ", " : "");
+    }
+    put(&o, "#ifdef __cplusplus\n}\n#endif\n\n");
+    putf(&o, "#endif /* %s */\n", guard);
+    return atake(&o.s);
+}

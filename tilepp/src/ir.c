@@ -1,0 +1,178 @@
+#include "ir.h"
+
+#include <string.h>
+
+IrModule *ir_module_new(const char *source_path)
+{
+    IrModule *m = anew(sizeof *m);
+    m->source_path = astrdup(source_path);
+    m->archs = ARCH_SM80 | ARCH_SM90A;
+    return m;
+}
+
+void ir_module_free(IrModule *m)
+{
+    (void)m; /* arena memory: released by arena_free_all() */
+}
+
+IrCode *ir_code_new(SrcLoc loc)
+{
+    IrCode *c = anew(sizeof *c);
+    c->loc = loc;
+    return c;
+}
+
+static IrSeg *new_seg(IrCode *code)
+{
+    IrSeg *segs = anew((size_t)(code->nsegs + 1) * sizeof *segs);
+    if (code->nsegs)
+        memcpy(segs, code->segs, (size_t)code->nsegs * sizeof *segs);
+    code->segs = segs;
+    return &code->segs[code->nsegs++];
+}
+
+void ir_code_add_text(IrCode *code, const char *text, size_t len)
+{
+    if (!len)
+        return;
+    if (code->nsegs && code->segs[code->nsegs - 1].kind == SEG_TEXT) {
+        IrSeg *last = &code->segs[code->nsegs - 1];
+        last->text = aprintf("%s%.*s", last->text, (int)len, text);
+        return;
+    }
+    IrSeg *s = new_seg(code);
+    s->kind = SEG_TEXT;
+    s->text = astrndup(text, len);
+}
+
+void ir_code_add_access(IrCode *code, IrAccess *access)
+{
+    IrSeg *s = new_seg(code);
+    s->kind = SEG_ACCESS;
+    s->access = access;
+}
+
+const IrParam *ir_kernel_param(const IrKernel *k, const char *name)
+{
+    for (int i = 0; i < k->params.len; i++) {
+        const IrParam *p = k->params.items[i];
+        if (strcmp(p->name, name) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+bool ir_type_is_float(const IrType *t)
+{
+    return t->kind == SCALAR_HALF || t->kind == SCALAR_BF16 || t->kind == SCALAR_FLOAT || t->kind == SCALAR_DOUBLE;
+}
+
+/* ---- dump ---- */
+
+static const char *space_name(BufferSpace s)
+{
+    static const char *names[] = {"global", "shared", "fragment", "local"};
+    return names[s];
+}
+
+static void dump_affine(FILE *out, const Affine *a, const IrParallel *par)
+{
+    if (!a->ok) {
+        fputs("?", out);
+        return;
+    }
+    bool any = false;
+    for (int d = 0; d < par->depth; d++)
+        if (a->coef[d]) {
+            fprintf(out, "%s%lld*%s", any ? " + " : "", a->coef[d], par->loops[d].var);
+            any = true;
+        }
+    if (a->rest && *a->rest) {
+        fprintf(out, "%s%s", any ? " + " : "", a->rest);
+        any = true;
+    }
+    if (a->offset || !any)
+        fprintf(out, "%s%lld", any ? " + " : "", a->offset);
+}
+
+static void dump_code(FILE *out, const IrCode *c, const char *indent)
+{
+    fprintf(out, "%s| ", indent);
+    for (int i = 0; i < c->nsegs; i++) {
+        const char *t = c->segs[i].kind == SEG_TEXT ? c->segs[i].text : NULL;
+        if (!t) {
+            fprintf(out, "<%s>", c->segs[i].access->text);
+            continue;
+        }
+        for (; *t; t++) {
+            fputc(*t, out);
+            if (*t == '\n')
+                fprintf(out, "%s| ", indent);
+        }
+    }
+    fputc('\n', out);
+}
+
+static void dump_parallel(FILE *out, const IrParallel *par)
+{
+    fprintf(out, "    parallel vector(%d) line %d\n", par->vector, par->loc.line);
+    for (int d = 0; d < par->depth; d++) {
+        const IrLoop *l = &par->loops[d];
+        fprintf(out, "      loop %s %s: %s .. %s%s step %s\n", l->var_type.spelling, l->var, l->lo,
+                l->inclusive ? "inclusive " : "", l->hi, l->step);
+    }
+    for (int i = 0; i < par->reduces.len; i++) {
+        const IrReduce *r = par->reduces.items[i];
+        fprintf(out, "      reduce %s: %s\n", r->op, r->var);
+    }
+    for (int i = 0; i < par->accesses.len; i++) {
+        const IrAccess *a = par->accesses.items[i];
+        fprintf(out, "      access %s%s%s %s [", a->is_read ? "R" : "", a->is_write ? "W" : "",
+                a->conditional ? " cond" : "", a->buf->name);
+        for (int d = 0; d < a->ndims; d++) {
+            fputs(d ? "][" : "", out);
+            dump_affine(out, &a->index[d], par);
+        }
+        fprintf(out, "]%s%s\n", a->nested ? " nested" : "", a->escapes ? " escapes" : "");
+    }
+    dump_code(out, par->body, "      ");
+}
+
+void ir_dump(FILE *out, const IrModule *m)
+{
+    fprintf(out, "module %s\n", m->source_path);
+    for (int i = 0; i < m->prelude.len; i++) {
+        const IrPrelude *p = m->prelude.items[i];
+        static const char *kinds[] = {"include", "macro", "decl", "function", "variable"};
+        const char *nl = strchr(p->text, '\n');
+        fprintf(out, "  prelude %s line %d: %.*s%s\n", kinds[p->kind], p->loc.line,
+                nl ? (int)(nl - p->text) : (int)strlen(p->text), p->text, nl ? " ..." : "");
+    }
+    for (int i = 0; i < m->kernels.len; i++) {
+        const IrKernel *k = m->kernels.items[i];
+        fprintf(out, "  kernel %s threads(%d) line %d\n", k->name, k->threads, k->loc.line);
+        for (int j = 0; j < k->params.len; j++) {
+            const IrParam *p = k->params.items[j];
+            if (p->kind == PARAM_SCALAR) {
+                fprintf(out, "    param scalar %s %s\n", p->type.spelling, p->name);
+                continue;
+            }
+            const IrBuffer *b = p->buf;
+            fprintf(out, "    param buffer %s %s %s", space_name(b->space), b->elem.spelling, b->name);
+            for (int d = 0; d < b->rank; d++)
+                fprintf(out, "[%s]", b->extents[d] ? b->extents[d] : "");
+            fputc('\n', out);
+        }
+        for (int j = 0; j < k->stmts.len; j++) {
+            const IrStmt *s = k->stmts.items[j];
+            if (s->kind == STMT_DECL) {
+                fprintf(out, "    decl");
+                for (int n = 0; n < s->decl_names.len; n++)
+                    fprintf(out, " %s", (char *)s->decl_names.items[n]);
+                fprintf(out, " line %d%s\n", s->loc.line, s->reads_memory ? " reads-memory" : "");
+                dump_code(out, s->code, "      ");
+            } else
+                dump_parallel(out, s->par);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+/* ir.h — the tilepp IR: kernels, buffers, loops and code.
+ *
+ * Takes: built by build_ir.c from the parsed file. Gives: what checks,
+ * lowering and emission work on; nothing after the front end sees libclang.
+ *
+ * The IR is explicit where tilepp changes the program and keeps C where it
+ * does not. Loops, buffers and their accesses are structured: that is what
+ * the checks reason about and what lowering maps onto threads, registers and
+ * wide memory operations. Everything else — the scalar C inside a loop body —
+ * is an IrCode: the original source text, cut at each buffer access. The text
+ * is valid in both C and the generated CUDA because the device runtime gives
+ * `half`, `bfloat16` and C99 array parameters the same meaning there.
+ *
+ * Later stages extend this file, not replace it: shared/fragment/local
+ * buffers (BufferSpace), grid nests and tile operations (IrStmtKind) already
+ * have their place. */
+#ifndef TILEPP_IR_H
+#define TILEPP_IR_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "util.h"
+
+enum { IR_MAX_NEST = 3, IR_MAX_RANK = 8 };
+
+typedef enum {
+    SCALAR_BOOL,
+    SCALAR_INT, /* any integer type; see is_signed and size */
+    SCALAR_HALF,
+    SCALAR_BF16,
+    SCALAR_FLOAT,
+    SCALAR_DOUBLE,
+    SCALAR_OTHER, /* structs and the like: carried as text only */
+} ScalarKind;
+
+typedef struct IrType {
+    ScalarKind kind;
+    int size; /* bytes */
+    bool is_signed;
+    char *spelling; /* as written, qualifiers included: "const half" */
+} IrType;
+
+typedef enum { SPACE_GLOBAL, SPACE_SHARED, SPACE_FRAGMENT, SPACE_LOCAL } BufferSpace;
+
+/* An array in some memory space. A kernel's pointer and array parameters are
+ * global buffers; `#pragma tile shared` declarations will be shared ones. */
+typedef struct IrBuffer {
+    char *name;
+    IrType elem;
+    bool is_const;
+    int rank;
+    char *extents[IR_MAX_RANK]; /* C text per dimension; [0] may be NULL */
+    BufferSpace space;
+    SrcLoc loc;
+} IrBuffer;
+
+typedef enum { PARAM_SCALAR, PARAM_BUFFER } IrParamKind;
+
+typedef struct IrParam {
+    IrParamKind kind;
+    char *name;
+    IrType type;     /* PARAM_SCALAR */
+    IrBuffer *buf;   /* PARAM_BUFFER */
+    SrcLoc loc;
+} IrParam;
+
+/* An index expression as sum(coef[d] * loopvar[d]) + offset + rest, where
+ * rest is loop-invariant C (canonical token text, "" if none). */
+typedef struct Affine {
+    bool ok;
+    long long coef[IR_MAX_NEST];
+    long long offset;
+    char *rest;
+} Affine;
+
+/* One subscript of a buffer inside a loop body, e.g. `y[r][c]`. */
+typedef struct IrAccess {
+    IrBuffer *buf;
+    char *text;   /* the access as written */
+    int ndims;    /* subscripts given; == buf->rank for an element access */
+    Affine index[IR_MAX_RANK];
+    bool is_read, is_write;
+    bool conditional; /* under if, ?:, &&, ||, switch or an inner loop */
+    bool nested;      /* inside another access's subscript */
+    bool escapes;     /* address taken, or not a whole-element access */
+    SrcLoc loc;
+} IrAccess;
+
+typedef enum { SEG_TEXT, SEG_ACCESS } IrSegKind;
+
+typedef struct IrSeg {
+    IrSegKind kind;
+    char *text;       /* SEG_TEXT */
+    IrAccess *access; /* SEG_ACCESS: replaced by a register when vectorised */
+} IrSeg;
+
+/* C source text with its top-level buffer accesses cut out. */
+typedef struct IrCode {
+    IrSeg *segs;
+    int nsegs;
+    SrcLoc loc; /* where the text starts, for #line */
+} IrCode;
+
+/* A canonical for loop: for (T var = lo; var REL hi; var += step). */
+typedef struct IrLoop {
+    char *var;
+    IrType var_type;
+    char *lo, *hi, *step; /* C text */
+    bool step_is_const;
+    long long step_const;
+    bool inclusive; /* <= or >= */
+    bool descending;
+    SrcLoc loc;
+} IrLoop;
+
+typedef struct IrReduce {
+    char *op;
+    char *var;
+    SrcLoc loc;
+} IrReduce;
+
+/* `#pragma tile parallel`: a perfect nest whose iterations are independent. */
+typedef struct IrParallel {
+    IrLoop loops[IR_MAX_NEST];
+    int depth;
+    int vector;    /* iterations of the innermost loop per thread */
+    SrcLoc vector_loc;
+    IrCode *body;
+    Vec accesses; /* IrAccess*, every access in the body, nested ones too */
+    Vec reduces;  /* IrReduce* */
+    SrcLoc loc;   /* of the pragma */
+} IrParallel;
+
+typedef enum {
+    STMT_DECL,     /* a scalar declaration at kernel level */
+    STMT_PARALLEL, /* a parallel loop nest */
+} IrStmtKind;
+
+typedef struct IrStmt {
+    IrStmtKind kind;
+    SrcLoc loc;
+    IrCode *code;     /* STMT_DECL: the declaration text */
+    Vec decl_names;   /* STMT_DECL: the variables it declares (char*) */
+    Vec decl_uses;    /* STMT_DECL: names of params/locals its initializers read (char*) */
+    bool reads_memory; /* STMT_DECL: dereferences a pointer or buffer */
+    IrParallel *par;  /* STMT_PARALLEL */
+} IrStmt;
+
+typedef struct IrKernel {
+    char *name;
+    SrcLoc loc;
+    int threads;
+    Vec params; /* IrParam* */
+    Vec stmts;  /* IrStmt* */
+} IrKernel;
+
+typedef enum { PRELUDE_INCLUDE, PRELUDE_MACRO, PRELUDE_DECL, PRELUDE_FUNCTION, PRELUDE_VARIABLE } IrPreludeKind;
+
+/* Something from the user's file the kernels need on the device: a quoted
+ * #include, a macro, a type, a helper function or a constant table. */
+typedef struct IrPrelude {
+    IrPreludeKind kind;
+    char *text;
+    bool is_static; /* functions and variables: already `static` */
+    SrcLoc loc;
+} IrPrelude;
+
+typedef enum { ARCH_SM80 = 1, ARCH_SM90A = 2 } IrArch;
+
+typedef struct IrModule {
+    char *source_path; /* as given on the command line */
+    Vec prelude;       /* IrPrelude*, in source order */
+    Vec kernels;       /* IrKernel* */
+    unsigned archs;    /* IrArch bits */
+} IrModule;
+
+IrModule *ir_module_new(const char *source_path);
+void ir_module_free(IrModule *m);
+
+IrCode *ir_code_new(SrcLoc loc);
+void ir_code_add_text(IrCode *code, const char *text, size_t len);
+void ir_code_add_access(IrCode *code, IrAccess *access);
+
+const IrParam *ir_kernel_param(const IrKernel *k, const char *name);
+bool ir_type_is_float(const IrType *t);
+
+/* The IR as readable text (`tilepp --emit ir`). */
+void ir_dump(FILE *out, const IrModule *m);
+
+#endif

@@ -1,0 +1,182 @@
+#include "lower.h"
+
+#include <ctype.h>
+#include <string.h>
+
+bool text_mentions(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        if (start && end)
+            return true;
+    }
+    return false;
+}
+
+static bool same_index(const IrAccess *a, const IrAccess *b, int depth)
+{
+    for (int d = 0; d < a->ndims; d++) {
+        const Affine *x = &a->index[d], *y = &b->index[d];
+        if (x->offset != y->offset || strcmp(x->rest, y->rest) != 0)
+            return false;
+        for (int v = 0; v < depth; v++)
+            if (x->coef[v] != y->coef[v])
+                return false;
+    }
+    return true;
+}
+
+/* Unit stride in the innermost loop, in the last dimension only. */
+static bool contiguous_in_inner(const IrAccess *a, int depth)
+{
+    if (a->escapes || a->nested || a->conditional || a->ndims != a->buf->rank)
+        return false;
+    int inner = depth - 1;
+    for (int d = 0; d < a->ndims; d++) {
+        if (!a->index[d].ok)
+            return false;
+        long long want = d == a->ndims - 1 ? 1 : 0;
+        if (a->index[d].coef[inner] != want)
+            return false;
+    }
+    return true;
+}
+
+static VecBuffer *plan_buffer(const IrParallel *par, IrBuffer *buf)
+{
+    VecBuffer *vb = NULL;
+    for (int i = 0; i < par->accesses.len; i++) {
+        const IrAccess *a = par->accesses.items[i];
+        if (a->buf != buf)
+            continue;
+        if (!contiguous_in_inner(a, par->depth))
+            return NULL;
+        if (!vb) {
+            vb = anew(sizeof *vb);
+            vb->buf = buf;
+            vb->access = a;
+        } else if (!same_index(vb->access, a, par->depth))
+            return NULL;
+        vb->load |= a->is_read;
+        vb->store |= a->is_write;
+    }
+    if (vb)
+        vb->bytes = par->vector * buf->elem.size;
+    return vb;
+}
+
+static void plan_vectors(ParallelPlan *pp)
+{
+    const IrParallel *par = pp->par;
+    const IrLoop *inner = &par->loops[par->depth - 1];
+    if (par->vector == 1)
+        return;
+    if (!inner->step_is_const || inner->step_const != 1) {
+        warning_at(par->vector_loc,
+                   "vector(%d): the innermost loop's step is not 1, so its accesses are not contiguous; each thread "
+                   "runs %d iterations with scalar accesses",
+                   par->vector, par->vector);
+        return;
+    }
+    Vec seen = {0};
+    for (int i = 0; i < par->accesses.len; i++) {
+        IrBuffer *buf = ((const IrAccess *)par->accesses.items[i])->buf;
+        bool done = false;
+        for (int j = 0; j < seen.len; j++)
+            done |= seen.items[j] == buf;
+        if (done)
+            continue;
+        vec_push(&seen, buf);
+        VecBuffer *vb = plan_buffer(par, buf);
+        if (vb)
+            vec_push(&pp->vec_buffers, vb);
+    }
+    if (pp->vec_buffers.len == 0)
+        warning_at(par->vector_loc,
+                   "vector(%d): no buffer is accessed contiguously along '%s' in every iteration; each thread runs %d "
+                   "iterations with scalar accesses",
+                   par->vector, inner->var, par->vector);
+}
+
+static bool bounds_mention(const IrParallel *par, const char *name)
+{
+    for (int d = 0; d < par->depth; d++) {
+        const IrLoop *l = &par->loops[d];
+        if (text_mentions(l->lo, name) || text_mentions(l->hi, name) || text_mentions(l->step, name))
+            return true;
+    }
+    return false;
+}
+
+static bool decl_needed(const IrStmt *decl, const Vec *needed)
+{
+    for (int i = 0; i < needed->len; i++) {
+        const IrStmt *s = needed->items[i];
+        for (int u = 0; u < s->decl_uses.len; u++)
+            for (int n = 0; n < decl->decl_names.len; n++)
+                if (strcmp(s->decl_uses.items[u], decl->decl_names.items[n]) == 0)
+                    return true;
+    }
+    return false;
+}
+
+/* The kernel-level declarations the loop bounds read, directly or through
+ * other declarations; the launcher evaluates them on the host. */
+static bool plan_host_decls(KernelPlan *kp)
+{
+    const IrKernel *k = kp->k;
+    Vec needed = {0};
+    bool ok = true;
+    for (int i = k->stmts.len - 1; i >= 0; i--) {
+        const IrStmt *s = k->stmts.items[i];
+        if (s->kind != STMT_DECL)
+            continue;
+        bool used = decl_needed(s, &needed);
+        for (int j = i + 1; j < k->stmts.len && !used; j++) {
+            const IrStmt *later = k->stmts.items[j];
+            for (int n = 0; later->kind == STMT_PARALLEL && n < s->decl_names.len; n++)
+                used |= bounds_mention(later->par, s->decl_names.items[n]);
+        }
+        if (!used)
+            continue;
+        if (s->reads_memory) {
+            error_at(s->loc,
+                     "a loop bound depends on this declaration, which reads device memory: the launcher sizes the "
+                     "grid on the host, so bounds may use only parameters, constants and declarations computed "
+                     "from them");
+            ok = false;
+        }
+        vec_push(&needed, (void *)s);
+    }
+    for (int i = needed.len - 1; i >= 0; i--) /* back into source order */
+        vec_push(&kp->host_decls, needed.items[i]);
+    return ok;
+}
+
+Plan *lower_module(const IrModule *m)
+{
+    Plan *plan = anew(sizeof *plan);
+    plan->m = m;
+    bool ok = true;
+    for (int i = 0; i < m->kernels.len; i++) {
+        KernelPlan *kp = anew(sizeof *kp);
+        kp->k = m->kernels.items[i];
+        for (int j = 0; j < kp->k->stmts.len; j++) {
+            const IrStmt *s = kp->k->stmts.items[j];
+            if (s->kind != STMT_PARALLEL)
+                continue;
+            ParallelPlan *pp = anew(sizeof *pp);
+            pp->par = s->par;
+            pp->index = kp->parallels.len;
+            pp->stmt_index = j;
+            pp->kernel_name = aprintf("tile_%s_%d", kp->k->name, pp->index);
+            plan_vectors(pp);
+            vec_push(&kp->parallels, pp);
+        }
+        ok &= plan_host_decls(kp);
+        vec_push(&plan->kernels, kp);
+    }
+    return ok ? plan : NULL;
+}

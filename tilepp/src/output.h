@@ -1,0 +1,19 @@
+/* output.h — writing output files all or nothing.
+ *
+ * Takes: finished texts and their paths. Gives: the files, each written to a
+ * temporary file beside its target and renamed into place only once every
+ * text of the set has been written, so an error leaves no partial output. */
+#ifndef TILEPP_OUTPUT_H
+#define TILEPP_OUTPUT_H
+
+#include <stdbool.h>
+
+typedef struct OutputFile {
+    const char *path; /* "-" writes to standard output, directly */
+    const char *text;
+} OutputFile;
+
+/* Writes all files or none; reports and returns false on failure. */
+bool write_outputs(const OutputFile *files, int n);
+
+#endif

@@ -1,0 +1,522 @@
+#include "parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+char *cx_take(CXString s)
+{
+    const char *c = clang_getCString(s);
+    char *d = astrdup(c ? c : "");
+    clang_disposeString(s);
+    return d;
+}
+
+/* ---- locations ---- */
+
+SrcLoc fe_loc(const FrontEnd *fe, CXSourceLocation loc)
+{
+    CXFile file;
+    unsigned line, col, offset;
+    clang_getExpansionLocation(loc, &file, &line, &col, &offset);
+    SrcLoc l = {NULL, (int)line, (int)col};
+    if (!file)
+        return l;
+    if (clang_File_isEqual(file, fe->file))
+        l.file = fe->path;
+    else
+        l.file = cx_take(clang_getFileName(file));
+    return l;
+}
+
+SrcLoc fe_cursor_loc(const FrontEnd *fe, CXCursor c) { return fe_loc(fe, clang_getCursorLocation(c)); }
+
+static bool offset_in_main(const FrontEnd *fe, CXSourceLocation loc, unsigned *offset)
+{
+    CXFile file;
+    clang_getExpansionLocation(loc, &file, NULL, NULL, offset);
+    return file && clang_File_isEqual(file, fe->file);
+}
+
+bool fe_in_main_file(const FrontEnd *fe, CXCursor c)
+{
+    unsigned off;
+    return offset_in_main(fe, clang_getCursorLocation(c), &off);
+}
+
+bool fe_cursor_range(const FrontEnd *fe, CXCursor c, unsigned *begin, unsigned *end)
+{
+    CXSourceRange r = clang_getCursorExtent(c);
+    if (!offset_in_main(fe, clang_getRangeStart(r), begin) || !offset_in_main(fe, clang_getRangeEnd(r), end))
+        return false;
+    return *begin <= *end && *end <= fe->len;
+}
+
+char *fe_cursor_text(const FrontEnd *fe, CXCursor c)
+{
+    unsigned b, e;
+    if (!fe_cursor_range(fe, c, &b, &e))
+        return astrdup("");
+    return astrndup(fe->text + b, e - b);
+}
+
+/* Cursors reached along different paths may differ in libclang's private
+ * fields; the same construct has the same kind and extent. */
+static bool same_construct(CXCursor a, CXCursor b)
+{
+    return clang_getCursorKind(a) == clang_getCursorKind(b) &&
+           clang_equalRanges(clang_getCursorExtent(a), clang_getCursorExtent(b));
+}
+
+const Attached *fe_attached_on(const FrontEnd *fe, CXCursor c)
+{
+    for (int i = 0; i < fe->attached.len; i++) {
+        const Attached *a = fe->attached.items[i];
+        if (same_construct(a->target, c))
+            return a;
+    }
+    return NULL;
+}
+
+const Pragma *fe_pragma_on(const FrontEnd *fe, CXCursor c, PragmaKind kind)
+{
+    for (int i = 0; i < fe->attached.len; i++) {
+        const Attached *a = fe->attached.items[i];
+        if (a->pragma->kind == kind && same_construct(a->target, c))
+            return a->pragma;
+    }
+    return NULL;
+}
+
+/* ---- parsing ---- */
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    Str s = {0};
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        str_addn(&s, buf, n);
+    fclose(f);
+    *len = s.len;
+    return atake(&s);
+}
+
+static bool has_std_flag(const ParseOptions *opt)
+{
+    for (int i = 0; i < opt->nargs; i++)
+        if (str_starts_with(opt->args[i], "-std="))
+            return true;
+    return false;
+}
+
+static const char **clang_args(const ParseOptions *opt, int *count)
+{
+    const char **args = anew((size_t)(opt->nargs + 16) * sizeof *args);
+    int n = 0;
+    args[n++] = "-xc";
+    if (!has_std_flag(opt))
+        args[n++] = "-std=gnu11";
+    args[n++] = "-D__TILEPP__=1";
+    args[n++] = "-Wno-unknown-pragmas";
+    args[n++] = "-ferror-limit=50";
+#ifdef TILEPP_CLANG_RESOURCE_DIR
+    args[n++] = "-resource-dir";
+    args[n++] = TILEPP_CLANG_RESOURCE_DIR;
+#endif
+    if (opt->include_dir)
+        args[n++] = aprintf("-I%s", opt->include_dir);
+    for (int i = 0; i < opt->nargs; i++)
+        args[n++] = opt->args[i];
+    *count = n;
+    return args;
+}
+
+static bool report_clang_errors(FrontEnd *fe)
+{
+    bool failed = false;
+    unsigned n = clang_getNumDiagnostics(fe->tu);
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
+        enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+        if (sev >= CXDiagnostic_Error) {
+            char *msg = cx_take(clang_getDiagnosticSpelling(d));
+            SrcLoc loc = fe_loc(fe, clang_getDiagnosticLocation(d));
+            error_at(loc, "%s", msg);
+            failed = true;
+        }
+        clang_disposeDiagnostic(d);
+    }
+    return !failed;
+}
+
+static void add_inclusion(CXFile included, CXSourceLocation *stack, unsigned depth, CXClientData data)
+{
+    FrontEnd *fe = data;
+    (void)stack;
+    if (depth == 0)
+        return; /* the main file itself is added first */
+    vec_push(&fe->dependencies, cx_take(clang_getFileName(included)));
+}
+
+/* ---- finding pragmas ---- */
+
+typedef struct TokenView {
+    CXToken *toks;
+    unsigned n;
+} TokenView;
+
+static char *token_text(const FrontEnd *fe, CXToken t) { return cx_take(clang_getTokenSpelling(fe->tu, t)); }
+
+static unsigned token_offset(const FrontEnd *fe, CXToken t)
+{
+    unsigned off = 0;
+    offset_in_main(fe, clang_getTokenLocation(fe->tu, t), &off);
+    return off;
+}
+
+static bool first_on_line(const FrontEnd *fe, unsigned off)
+{
+    while (off > 0 && (fe->text[off - 1] == ' ' || fe->text[off - 1] == '\t'))
+        off--;
+    return off == 0 || fe->text[off - 1] == '\n';
+}
+
+/* True if a line break that is not a continuation lies in [from, to). */
+static bool line_ends_between(const FrontEnd *fe, unsigned from, unsigned to)
+{
+    for (unsigned i = from; i < to && i < fe->len; i++) {
+        if (fe->text[i] != '\n')
+            continue;
+        unsigned j = i;
+        if (j > 0 && fe->text[j - 1] == '\r')
+            j--;
+        if (j == 0 || fe->text[j - 1] != '\\')
+            return true;
+    }
+    return false;
+}
+
+static bool in_skipped_range(CXSourceRangeList *skipped, const FrontEnd *fe, unsigned off)
+{
+    for (unsigned i = 0; skipped && i < skipped->count; i++) {
+        unsigned b = 0, e = 0;
+        offset_in_main(fe, clang_getRangeStart(skipped->ranges[i]), &b);
+        offset_in_main(fe, clang_getRangeEnd(skipped->ranges[i]), &e);
+        if (off >= b && off < e)
+            return true;
+    }
+    return false;
+}
+
+static PTokKind ptok_kind(CXTokenKind k)
+{
+    switch (k) {
+    case CXToken_Identifier:
+    case CXToken_Keyword:
+        return PTOK_IDENT;
+    case CXToken_Literal:
+        return PTOK_NUMBER;
+    case CXToken_Punctuation:
+        return PTOK_PUNCT;
+    default:
+        return PTOK_OTHER;
+    }
+}
+
+/* Parses the pragma whose `#` is token i; returns the index after it. */
+static unsigned take_pragma(FrontEnd *fe, TokenView tv, unsigned i, Vec *pragmas)
+{
+    unsigned hash_off = token_offset(fe, tv.toks[i]);
+    unsigned last_end = hash_off + 1;
+    unsigned j = i + 1;
+    unsigned first_arg = i + 3;
+    PTok *ptoks = anew((size_t)tv.n * sizeof *ptoks);
+    int n = 0;
+    for (j = i + 1; j < tv.n; j++) {
+        unsigned off = token_offset(fe, tv.toks[j]);
+        if (line_ends_between(fe, last_end, off))
+            break;
+        char *text = token_text(fe, tv.toks[j]);
+        last_end = off + (unsigned)strlen(text);
+        if (clang_getTokenKind(tv.toks[j]) == CXToken_Comment)
+            continue;
+        if (j >= first_arg) {
+            CXTokenKind k = clang_getTokenKind(tv.toks[j]);
+            PTokKind pk = ptok_kind(k);
+            if (k == CXToken_Literal && (text[0] == '"' || text[0] == '\''))
+                pk = PTOK_STRING;
+            ptoks[n++] = (PTok){pk, text, fe_loc(fe, clang_getTokenLocation(fe->tu, tv.toks[j]))};
+        }
+    }
+    SrcLoc hash_loc = fe_loc(fe, clang_getTokenLocation(fe->tu, tv.toks[i]));
+    SrcLoc tile_loc = fe_loc(fe, clang_getTokenLocation(fe->tu, tv.toks[i + 2]));
+    Pragma *p = pragma_parse(ptoks, n, hash_loc, tile_loc);
+    if (p) {
+        p->begin_offset = hash_off;
+        p->end_offset = last_end;
+        vec_push(pragmas, p);
+    }
+    return j;
+}
+
+static bool is_ident(const FrontEnd *fe, TokenView tv, unsigned i, const char *word)
+{
+    if (i >= tv.n)
+        return false;
+    CXTokenKind k = clang_getTokenKind(tv.toks[i]);
+    if (k != CXToken_Identifier && k != CXToken_Keyword)
+        return false;
+    return strcmp(token_text(fe, tv.toks[i]), word) == 0;
+}
+
+static void refuse_pragma_operator(FrontEnd *fe, TokenView tv, unsigned i)
+{
+    if (i + 2 >= tv.n)
+        return;
+    char *lit = token_text(fe, tv.toks[i + 2]);
+    const char *s = lit;
+    if (*s == 'L' || *s == 'u' || *s == 'U')
+        s++;
+    if (*s != '"')
+        return;
+    s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (str_starts_with(s, "tile") && (s[4] == ' ' || s[4] == '\t' || s[4] == '"'))
+        error_at(fe_loc(fe, clang_getTokenLocation(fe->tu, tv.toks[i])),
+                 "_Pragma(\"tile ...\") is not supported: write '#pragma tile' on its own line");
+}
+
+static void find_pragmas(FrontEnd *fe, Vec *pragmas)
+{
+    CXSourceRange whole = clang_getRange(clang_getLocationForOffset(fe->tu, fe->file, 0),
+                                         clang_getLocationForOffset(fe->tu, fe->file, (unsigned)fe->len));
+    TokenView tv;
+    clang_tokenize(fe->tu, whole, &tv.toks, &tv.n);
+    CXSourceRangeList *skipped = clang_getSkippedRanges(fe->tu, fe->file);
+    for (unsigned i = 0; i < tv.n;) {
+        if (is_ident(fe, tv, i, "_Pragma")) {
+            refuse_pragma_operator(fe, tv, i);
+            i++;
+            continue;
+        }
+        char *text = clang_getTokenKind(tv.toks[i]) == CXToken_Punctuation ? token_text(fe, tv.toks[i]) : NULL;
+        unsigned off = token_offset(fe, tv.toks[i]);
+        bool is_tile_pragma = text && strcmp(text, "#") == 0 && first_on_line(fe, off) &&
+                              is_ident(fe, tv, i + 1, "pragma") && is_ident(fe, tv, i + 2, "tile") &&
+                              !line_ends_between(fe, off, token_offset(fe, tv.toks[i + 2]));
+        if (is_tile_pragma && !in_skipped_range(skipped, fe, off))
+            i = take_pragma(fe, tv, i, pragmas);
+        else
+            i++;
+    }
+    clang_disposeSourceRangeList(skipped);
+    clang_disposeTokens(fe->tu, tv.toks, tv.n);
+}
+
+/* ---- attaching pragmas to what follows ---- */
+
+typedef struct Candidate {
+    CXCursor cursor;
+    unsigned begin, end;
+} Candidate;
+
+typedef struct CandidateList {
+    FrontEnd *fe;
+    Vec items; /* Candidate* */
+} CandidateList;
+
+static enum CXChildVisitResult collect_candidate(CXCursor c, CXCursor parent, CXClientData data)
+{
+    CandidateList *list = data;
+    (void)parent;
+    enum CXCursorKind k = clang_getCursorKind(c);
+    bool construct = clang_isStatement(k) || clang_isDeclaration(k) || clang_isExpression(k);
+    unsigned b, e;
+    if (!construct || !fe_cursor_range(list->fe, c, &b, &e))
+        return CXChildVisit_Continue;
+    Candidate *cand = anew(sizeof *cand);
+    *cand = (Candidate){c, b, e};
+    vec_push(&list->items, cand);
+    return CXChildVisit_Recurse;
+}
+
+/* Skips white space, comments and preprocessor lines from `off`; returns
+ * the offset of the first other character. */
+static unsigned skip_to_code(const FrontEnd *fe, unsigned off)
+{
+    const char *t = fe->text;
+    size_t n = fe->len;
+    while (off < n) {
+        if (t[off] == ' ' || t[off] == '\t' || t[off] == '\n' || t[off] == '\r' || t[off] == '\f')
+            off++;
+        else if (t[off] == '\\' && off + 1 < n && (t[off + 1] == '\n' || t[off + 1] == '\r'))
+            off++;
+        else if (t[off] == '/' && off + 1 < n && t[off + 1] == '/')
+            while (off < n && t[off] != '\n')
+                off++;
+        else if (t[off] == '/' && off + 1 < n && t[off + 1] == '*') {
+            const char *close = strstr(t + off + 2, "*/");
+            off = close ? (unsigned)(close - t) + 2 : (unsigned)n;
+        } else if (t[off] == '#' && first_on_line(fe, off)) {
+            unsigned e = off;
+            while (e < n && !line_ends_between(fe, e, e + 1))
+                e++;
+            off = e;
+        } else
+            break;
+    }
+    return off;
+}
+
+static const Candidate *next_construct(const CandidateList *list, unsigned at)
+{
+    const Candidate *best = NULL;
+    for (int i = 0; i < list->items.len; i++) {
+        const Candidate *c = list->items.items[i];
+        if (c->begin < at)
+            continue;
+        if (!best || c->begin < best->begin || (c->begin == best->begin && c->end > best->end))
+            best = c;
+    }
+    return best;
+}
+
+static const char *construct_wanted(PragmaKind kind)
+{
+    switch (kind) {
+    case PRAGMA_KERNEL:
+    case PRAGMA_TUNE:
+        return "a function definition";
+    case PRAGMA_GRID:
+    case PRAGMA_PARALLEL:
+    case PRAGMA_PIPELINED:
+        return "a 'for' loop";
+    case PRAGMA_SHARED:
+    case PRAGMA_FRAGMENT:
+    case PRAGMA_LOCAL:
+        return "an array declaration";
+    case PRAGMA_GEMM:
+        return "a tile_gemm call, a call to a matrix-multiply function or a matrix-multiply loop nest";
+    default:
+        return "a statement";
+    }
+}
+
+static bool fits_construct(PragmaKind kind, CXCursor c)
+{
+    enum CXCursorKind k = clang_getCursorKind(c);
+    switch (kind) {
+    case PRAGMA_KERNEL:
+    case PRAGMA_TUNE:
+        return k == CXCursor_FunctionDecl && clang_isCursorDefinition(c);
+    case PRAGMA_GRID:
+    case PRAGMA_PARALLEL:
+    case PRAGMA_PIPELINED:
+        return k == CXCursor_ForStmt;
+    case PRAGMA_SHARED:
+    case PRAGMA_FRAGMENT:
+    case PRAGMA_LOCAL:
+        return k == CXCursor_DeclStmt || k == CXCursor_VarDecl;
+    case PRAGMA_GEMM:
+        return k == CXCursor_CallExpr || k == CXCursor_ForStmt;
+    default:
+        return false;
+    }
+}
+
+static void attach_pragmas(FrontEnd *fe, Vec *pragmas)
+{
+    CandidateList list = {fe, {0}};
+    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), collect_candidate, &list);
+    for (int i = 0; i < pragmas->len; i++) {
+        Pragma *p = pragmas->items[i];
+        unsigned code = skip_to_code(fe, p->end_offset);
+        const Candidate *next = next_construct(&list, p->end_offset);
+        if (!next || next->begin != code) {
+            error_at(p->loc, "'#pragma tile %s' must be followed by %s", pragma_kind_name(p->kind),
+                     construct_wanted(p->kind));
+            pragma_free(p);
+            continue;
+        }
+        if (!fits_construct(p->kind, next->cursor)) {
+            error_at(p->loc, "'#pragma tile %s' applies to %s, not to what follows it", pragma_kind_name(p->kind),
+                     construct_wanted(p->kind));
+            note_at(fe_cursor_loc(fe, next->cursor), "this is what follows the pragma");
+            pragma_free(p);
+            continue;
+        }
+        Attached *a = anew(sizeof *a);
+        a->pragma = p;
+        a->target = next->cursor;
+        vec_push(&fe->attached, a);
+    }
+}
+
+static bool open_translation_unit(FrontEnd *fe, const ParseOptions *opt)
+{
+    int nargs;
+    const char **args = clang_args(opt, &nargs);
+    struct CXUnsavedFile unsaved = {opt->path, fe->text, (unsigned long)fe->len};
+    unsigned flags = CXTranslationUnit_DetailedPreprocessingRecord;
+    enum CXErrorCode err = clang_parseTranslationUnit2(fe->index, opt->path, args, nargs, opt->unsaved_text ? &unsaved : NULL,
+                                                       opt->unsaved_text ? 1 : 0, flags, &fe->tu);
+    if (err != CXError_Success || !fe->tu) {
+        error_at((SrcLoc){0}, "could not parse '%s' (libclang error %d)", opt->path, (int)err);
+        return false;
+    }
+    fe->file = clang_getFile(fe->tu, opt->path);
+    if (!fe->file) {
+        error_at((SrcLoc){0}, "could not open '%s'", opt->path);
+        return false;
+    }
+    return true;
+}
+
+FrontEnd *frontend_parse(const ParseOptions *opt)
+{
+    FrontEnd *fe = anew(sizeof *fe);
+    fe->path = astrdup(opt->path);
+    if (opt->unsaved_text) {
+        fe->len = strlen(opt->unsaved_text);
+        fe->text = astrndup(opt->unsaved_text, fe->len);
+    } else if (!(fe->text = read_file(opt->path, &fe->len))) {
+        error_at((SrcLoc){0}, "cannot read '%s'", opt->path);
+        return NULL;
+    }
+    diag_register_source(fe->path, fe->text);
+    fe->index = clang_createIndex(0, 0);
+    if (!open_translation_unit(fe, opt) || !report_clang_errors(fe)) {
+        frontend_free(fe);
+        return NULL;
+    }
+    vec_push(&fe->dependencies, (void *)fe->path);
+    clang_getInclusions(fe->tu, add_inclusion, fe);
+    Vec pragmas = {0};
+    int errors_before = diag_error_count();
+    find_pragmas(fe, &pragmas);
+    attach_pragmas(fe, &pragmas);
+    if (diag_error_count() > errors_before) {
+        frontend_free(fe);
+        return NULL;
+    }
+    return fe;
+}
+
+void frontend_free(FrontEnd *fe)
+{
+    if (!fe)
+        return;
+    for (int i = 0; i < fe->attached.len; i++)
+        pragma_free(((Attached *)fe->attached.items[i])->pragma);
+    fe->attached.len = 0;
+    if (fe->tu)
+        clang_disposeTranslationUnit(fe->tu);
+    if (fe->index)
+        clang_disposeIndex(fe->index);
+    fe->tu = NULL;
+    fe->index = NULL;
+}
