@@ -79,7 +79,8 @@ static ScalarKind scalar_kind(CXType t, int *size, bool *is_signed)
     case CXType_Double:
         return SCALAR_DOUBLE;
     default:
-        return SCALAR_OTHER;
+        /* libclang 19 shows __bf16 as an unexposed type */
+        return strstr(cx_take(clang_getTypeSpelling(canon)), "__bf16") ? SCALAR_BF16 : SCALAR_OTHER;
     }
 }
 
@@ -496,7 +497,7 @@ static bool invariant_decl(Builder *b, CXCursor decl)
     if (k == CXCursor_EnumConstantDecl)
         return true;
     if (k == CXCursor_VarDecl && kind_of(clang_getCursorSemanticParent(decl)) == CXCursor_TranslationUnit)
-        return clang_isConstQualifiedType(clang_getCursorType(decl));
+        return clang_isConstQualifiedType(clang_getCursorType(decl)); /* a const scalar, not a table */
     return false;
 }
 
@@ -1222,6 +1223,18 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
     return false;
 }
 
+static void use_pragmas_inside(Builder *b, CXCursor fn)
+{
+    unsigned begin, end;
+    if (!fe_cursor_range(b->fe, fn, &begin, &end))
+        return;
+    for (int i = 0; i < b->fe->attached.len; i++) {
+        const Attached *a = b->fe->attached.items[i];
+        if (a->pragma->begin_offset > begin && a->pragma->begin_offset < end)
+            use_pragma(b, a->pragma);
+    }
+}
+
 static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
 {
     IrKernel *k = anew(sizeof *k);
@@ -1254,8 +1267,10 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
     int nparams = clang_Cursor_getNumArguments(fn);
     for (int i = 0; i < nparams; i++)
         ok &= build_param(b, clang_Cursor_getArgument(fn, (unsigned)i));
-    if (!ok)
+    if (!ok) {
+        use_pragmas_inside(b, fn); /* the body was not looked at: no follow-on errors */
         return false;
+    }
     Children ch = children_of(fn);
     CXCursor body = clang_getNullCursor();
     for (int i = 0; i < ch.n; i++)
@@ -1294,6 +1309,14 @@ typedef struct Closure {
     Vec items; /* PreludeItem*: top-level declarations the kernels use */
     bool failed;
 } Closure;
+
+/* A const object: for an array, its elements are const. */
+static bool is_const_object(CXType t)
+{
+    while (t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray || t.kind == CXType_VariableArray)
+        t = clang_getArrayElementType(t);
+    return clang_isConstQualifiedType(t);
+}
 
 static bool is_kernel_function(Builder *b, CXCursor fn) { return fe_pragma_on(b->fe, fn, PRAGMA_KERNEL) != NULL; }
 
@@ -1337,7 +1360,7 @@ static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
     CXCursor top = top_level_of(d);
     if (kind_of(top) == CXCursor_FunctionDecl && is_kernel_function(b, top))
         return; /* a parameter or local of a kernel */
-    if (kind_of(top) == CXCursor_VarDecl && !clang_isConstQualifiedType(clang_getCursorType(top))) {
+    if (kind_of(top) == CXCursor_VarDecl && !is_const_object(clang_getCursorType(top))) {
         error_at(loc_of(b, user),
                  "kernels cannot read the global variable '%s': the GPU does not see the CPU's globals; pass it as a "
                  "parameter or make it const",
@@ -1403,6 +1426,20 @@ static enum CXChildVisitResult collect_directives(CXCursor c, CXCursor parent, C
     return CXChildVisit_Continue;
 }
 
+static bool inside_other_item(Builder *b, const Closure *cl, const PreludeItem *item)
+{
+    unsigned begin, end;
+    fe_cursor_range(b->fe, item->cursor, &begin, &end);
+    for (int i = 0; i < cl->items.len; i++) {
+        const PreludeItem *other = cl->items.items[i];
+        unsigned ob, oe;
+        if (other != item && fe_cursor_range(b->fe, other->cursor, &ob, &oe) && ob <= begin && end <= oe &&
+            (ob < begin || end < oe))
+            return true;
+    }
+    return false;
+}
+
 static IrPreludeKind prelude_kind(CXCursor c)
 {
     switch (kind_of(c)) {
@@ -1429,6 +1466,8 @@ static bool build_prelude(Builder *b)
     clang_visitChildren(clang_getTranslationUnitCursor(b->fe->tu), collect_directives, ctx);
     for (int i = 0; i < cl.items.len; i++) {
         PreludeItem *item = cl.items.items[i];
+        if (inside_other_item(b, &cl, item))
+            continue; /* `struct {...}` of `typedef struct {...} name`: comes with the typedef */
         add_prelude(b, prelude_kind(item->cursor), item->cursor, fe_cursor_text(b->fe, item->cursor), item->begin,
                     &sorted);
     }

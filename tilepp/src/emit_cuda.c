@@ -72,11 +72,11 @@ static void put_arg_names(Out *o, const IrKernel *k)
         putf(o, "%s%s", i ? ", " : "", ((const IrParam *)k->params.items[i])->name);
 }
 
-/* Views that give C99 array parameters their meaning in the body. */
-static void put_views(Out *o, const IrKernel *k, const char *indent)
+/* Views that give the C99 array parameters a nest uses their meaning. */
+static void put_views(Out *o, const ParallelPlan *pp, const char *indent)
 {
-    for (int i = 0; i < k->params.len; i++) {
-        const IrParam *p = k->params.items[i];
+    for (int i = 0; i < pp->params_used.len; i++) {
+        const IrParam *p = pp->params_used.items[i];
         if (!is_view(p))
             continue;
         const IrBuffer *b = p->buf;
@@ -126,16 +126,10 @@ static void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool st
 /* Kernels                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static void put_decls_before(Out *o, const IrKernel *k, int stmt_index)
+static void put_decls(Out *o, const Vec *decls)
 {
-    for (int i = 0; i < stmt_index; i++) {
-        const IrStmt *s = k->stmts.items[i];
-        if (s->kind != STMT_DECL)
-            continue;
-        put_code(o, s->code, NULL, false);
-        for (int n = 0; n < s->decl_names.len; n++)
-            putf(o, "    (void)%s;\n", (const char *)s->decl_names.items[n]);
-    }
+    for (int i = 0; i < decls->len; i++)
+        put_code(o, ((const IrStmt *)decls->items[i])->code, NULL, false);
 }
 
 static void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent)
@@ -239,8 +233,8 @@ static void put_parallel_kernel(Out *o, const IrKernel *k, const ParallelPlan *p
     for (int d = 0; d < par->depth; d++)
         putf(o, ", tile_loop tile_l%d", d);
     put(o, ", long long tile_groups, long long tile_total)\n{\n");
-    put_views(o, k, "    ");
-    put_decls_before(o, k, pp->stmt_index);
+    put_views(o, pp, "    ");
+    put_decls(o, &pp->decls);
     put(o, "    for (long long tile_t = blockIdx.x * (long long)blockDim.x + threadIdx.x; tile_t < tile_total;\n"
            "         tile_t += (long long)gridDim.x * blockDim.x) {\n");
     if (par->depth > 1)
@@ -296,12 +290,7 @@ static void put_launcher(Out *o, const KernelPlan *kp)
     put_param_list(o, k, launcher_param);
     putf(o, "%scudaStream_t tile_stream)\n{\n", k->params.len ? ", " : "");
     put(o, "    cudaError_t tile_err = tile_check_device();\n    if (tile_err != cudaSuccess)\n        return tile_err;\n");
-    for (int i = 0; i < kp->host_decls.len; i++) {
-        const IrStmt *s = kp->host_decls.items[i];
-        put_code(o, s->code, NULL, false);
-        for (int n = 0; n < s->decl_names.len; n++)
-            putf(o, "    (void)%s;\n", (const char *)s->decl_names.items[n]);
-    }
+    put_decls(o, &kp->host_decls);
     for (int i = 0; i < kp->parallels.len; i++)
         put_launch(o, k, kp->parallels.items[i]);
     put(o, "    return cudaSuccess;\n}\n\n");

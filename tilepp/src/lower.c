@@ -155,6 +155,46 @@ static bool plan_host_decls(KernelPlan *kp)
     return ok;
 }
 
+static bool code_mentions(const IrCode *code, const char *name)
+{
+    for (int i = 0; i < code->nsegs; i++) {
+        const IrSeg *seg = &code->segs[i];
+        if (text_mentions(seg->kind == SEG_TEXT ? seg->text : seg->access->text, name))
+            return true;
+    }
+    return false;
+}
+
+/* What the body of a nest reads from outside it: kernel-level declarations
+ * (emitted into its __global__ function) and parameters (to declare views). */
+static void plan_body_inputs(ParallelPlan *pp, const IrKernel *k)
+{
+    Vec readers = {0}; /* code that runs in the kernel: the body and the declarations it needs */
+    vec_push(&readers, pp->par->body);
+    bool *needed = anew((size_t)(pp->stmt_index + 1) * sizeof *needed);
+    for (int i = pp->stmt_index - 1; i >= 0; i--) {
+        const IrStmt *s = k->stmts.items[i];
+        if (s->kind != STMT_DECL)
+            continue;
+        for (int r = 0; r < readers.len && !needed[i]; r++)
+            for (int n = 0; n < s->decl_names.len && !needed[i]; n++)
+                needed[i] = code_mentions(readers.items[r], s->decl_names.items[n]);
+        if (needed[i])
+            vec_push(&readers, s->code);
+    }
+    for (int i = 0; i < pp->stmt_index; i++)
+        if (needed[i])
+            vec_push(&pp->decls, k->stmts.items[i]);
+    for (int i = 0; i < k->params.len; i++) {
+        const IrParam *p = k->params.items[i];
+        for (int r = 0; r < readers.len; r++)
+            if (code_mentions(readers.items[r], p->name)) {
+                vec_push(&pp->params_used, (void *)p);
+                break;
+            }
+    }
+}
+
 Plan *lower_module(const IrModule *m)
 {
     Plan *plan = anew(sizeof *plan);
@@ -173,6 +213,7 @@ Plan *lower_module(const IrModule *m)
             pp->stmt_index = j;
             pp->kernel_name = aprintf("tile_%s_%d", kp->k->name, pp->index);
             plan_vectors(pp);
+            plan_body_inputs(pp, kp->k);
             vec_push(&kp->parallels, pp);
         }
         ok &= plan_host_decls(kp);

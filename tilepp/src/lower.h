@@ -28,6 +28,8 @@ typedef struct ParallelPlan {
     int index;           /* position among the kernel's parallel nests */
     int stmt_index;      /* position among the kernel's statements */
     Vec vec_buffers;     /* VecBuffer* */
+    Vec decls;           /* const IrStmt*: kernel-level declarations the body reads */
+    Vec params_used;     /* const IrParam*: parameters the body or those declarations read */
 } ParallelPlan;
 
 typedef struct KernelPlan {
