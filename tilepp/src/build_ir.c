@@ -183,38 +183,60 @@ static enum CXChildVisitResult find_named(CXCursor c, CXCursor parent, CXClientD
     return CXChildVisit_Continue;
 }
 
-static bool eval_macro(Eval *e, CXCursor macro, long long *value)
+static FindName find_definition(FrontEnd *fe, const char *name)
 {
-    if (clang_Cursor_isMacroFunctionLike(macro) || e->depth > 16)
-        return false;
-    CXToken *toks;
-    unsigned n;
-    clang_tokenize(e->fe->tu, clang_getCursorExtent(macro), &toks, &n);
-    PTok *ptoks = anew((size_t)(n + 1) * sizeof *ptoks);
-    int count = 0;
-    for (unsigned i = 1; i < n; i++) { /* token 0 is the macro's name */
-        CXTokenKind k = clang_getTokenKind(toks[i]);
-        ptoks[count++] = (PTok){k == CXToken_Literal ? PTOK_NUMBER : k == CXToken_Punctuation ? PTOK_PUNCT : PTOK_IDENT,
-                                cx_take(clang_getTokenSpelling(e->fe->tu, toks[i])), e->loc};
+    FindName f = {name, clang_getNullCursor(), false};
+    clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), find_named, &f);
+    return f;
+}
+
+/* Appends the tokens of `toks`, replacing object-like macros by their
+ * bodies, as the preprocessor would (no parentheses added). */
+static bool expand_tokens(FrontEnd *fe, const PTok *toks, int n, Vec *out, Vec *active)
+{
+    for (int i = 0; i < n; i++) {
+        const PTok *t = &toks[i];
+        FindName f = t->kind == PTOK_IDENT ? find_definition(fe, t->text) : (FindName){0};
+        bool expanding = false;
+        for (int a = 0; active && a < active->len; a++)
+            expanding |= strcmp(active->items[a], t->text) == 0;
+        if (!f.ok || kind_of(f.found) != CXCursor_MacroDefinition || expanding) {
+            vec_push(out, (void *)t);
+            continue;
+        }
+        if (clang_Cursor_isMacroFunctionLike(f.found) || active->len > 32)
+            return false;
+        CXToken *body;
+        unsigned nbody;
+        clang_tokenize(fe->tu, clang_getCursorExtent(f.found), &body, &nbody);
+        PTok *ptoks = anew((size_t)(nbody + 1) * sizeof *ptoks);
+        int count = 0;
+        for (unsigned j = 1; j < nbody; j++) { /* token 0 is the macro's name */
+            CXTokenKind k = clang_getTokenKind(body[j]);
+            ptoks[count++] = (PTok){k == CXToken_Literal       ? PTOK_NUMBER
+                                    : k == CXToken_Punctuation ? PTOK_PUNCT
+                                                               : PTOK_IDENT,
+                                    cx_take(clang_getTokenSpelling(fe->tu, body[j])), t->loc};
+        }
+        clang_disposeTokens(fe->tu, body, nbody);
+        vec_push(active, t->text);
+        bool ok = expand_tokens(fe, ptoks, count, out, active);
+        active->len--;
+        if (!ok)
+            return false;
     }
-    clang_disposeTokens(e->fe->tu, toks, n);
-    Eval sub = {e->fe, ptoks, count, 0, true, e->depth + 1, e->loc};
-    *value = eval_expr(&sub);
-    return sub.ok && sub.pos == sub.n && count > 0;
+    return true;
 }
 
 static bool resolve_identifier(Eval *e, const char *name, long long *value)
 {
-    FindName f = {name, clang_getNullCursor(), false};
-    clang_visitChildren(clang_getTranslationUnitCursor(e->fe->tu), find_named, &f);
+    FindName f = find_definition(e->fe, name);
     if (!f.ok)
         return false;
     switch (kind_of(f.found)) {
     case CXCursor_EnumConstantDecl:
         *value = clang_getEnumConstantDeclValue(f.found);
         return true;
-    case CXCursor_MacroDefinition:
-        return eval_macro(e, f.found, value);
     case CXCursor_VarDecl: {
         if (!clang_isConstQualifiedType(clang_getCursorType(f.found)))
             return false;
@@ -323,9 +345,14 @@ static long long eval_expr(Eval *e)
 
 bool eval_pragma_int(FrontEnd *fe, const PArg *arg, long long *value)
 {
-    Eval e = {fe, arg->toks, arg->ntoks, 0, true, 0, arg->loc};
+    Vec expanded = {0}, active = {0};
+    bool ok = expand_tokens(fe, arg->toks, arg->ntoks, &expanded, &active);
+    PTok *toks = anew((size_t)(expanded.len + 1) * sizeof *toks);
+    for (int i = 0; i < expanded.len; i++)
+        toks[i] = *(const PTok *)expanded.items[i];
+    Eval e = {fe, toks, expanded.len, 0, ok, 0, arg->loc};
     *value = eval_expr(&e);
-    if (e.ok && e.pos == e.n)
+    if (e.ok && e.pos == e.n && e.n > 0)
         return true;
     char *text = parg_text(arg);
     error_at(arg->loc, "'%s' is not an integer constant (expected a number, an enum constant or a macro)", text);
@@ -395,21 +422,28 @@ static bool build_buffer_param(Builder *b, CXCursor parm, IrParam *p, CXType t)
     buf->name = p->name;
     buf->space = SPACE_GLOBAL;
     buf->loc = p->loc;
+    /* The outermost level is a pointer (or an array, which decays to one);
+     * every level below it must be an array. */
     CXType elem = t;
     int levels = 0;
     for (;;) {
-        if (elem.kind == CXType_Pointer)
+        CXType canon = clang_getCanonicalType(elem);
+        bool is_array = canon.kind == CXType_ConstantArray || canon.kind == CXType_VariableArray ||
+                        canon.kind == CXType_IncompleteArray || canon.kind == CXType_DependentSizedArray;
+        if (canon.kind == CXType_Pointer && levels > 0) {
+            error_at(p->loc, "parameter '%s': pointers to pointers are not supported in kernels", p->name);
+            return false;
+        }
+        if (canon.kind == CXType_Pointer)
             elem = clang_getPointeeType(elem);
-        else if (elem.kind == CXType_ConstantArray || elem.kind == CXType_VariableArray ||
-                 elem.kind == CXType_IncompleteArray || elem.kind == CXType_DependentSizedArray)
+        else if (is_array)
             elem = clang_getArrayElementType(elem);
         else
             break;
         levels++;
     }
-    elem = clang_getCanonicalType(elem).kind == CXType_Pointer ? elem : elem;
-    if (clang_getCanonicalType(elem).kind == CXType_Pointer || levels > IR_MAX_RANK) {
-        error_at(p->loc, "parameter '%s': pointers to pointers are not supported in kernels", p->name);
+    if (levels > IR_MAX_RANK) {
+        error_at(p->loc, "parameter '%s': arrays of more than %d dimensions are not supported", p->name, IR_MAX_RANK);
         return false;
     }
     buf->elem = ir_type(elem);
@@ -1384,7 +1418,8 @@ static enum CXChildVisitResult visit_references(CXCursor c, CXCursor parent, CXC
     Closure *cl = data;
     (void)parent;
     enum CXCursorKind k = kind_of(c);
-    if (k == CXCursor_DeclRefExpr || k == CXCursor_TypeRef || k == CXCursor_MemberRefExpr || k == CXCursor_CallExpr) {
+    /* A call's callee is a DeclRefExpr below it: calls need no case of their own. */
+    if (k == CXCursor_DeclRefExpr || k == CXCursor_TypeRef || k == CXCursor_MemberRefExpr) {
         CXCursor d = clang_getCursorReferenced(c);
         if (!clang_Cursor_isNull(d))
             add_to_prelude(cl, d, c);

@@ -31,6 +31,58 @@ static bool write_temp(const char *path, const char *text, char **temp_out)
     return true;
 }
 
+/* Keeps the current content of `path`, if any, under a backup name (a hard
+ * link: no copy), so a failed set of renames can put it back. */
+static char *backup(const char *path)
+{
+    if (access(path, F_OK) != 0)
+        return NULL;
+    for (int i = 0; i < 100; i++) {
+        char *name = aprintf("%s.tmpbak%d", path, i);
+        if (link(path, name) == 0)
+            return name;
+    }
+    return NULL;
+}
+
+/* Renames every temp into place or, if one rename fails, restores every
+ * target to what it was. */
+static bool commit(const OutputFile *files, char **temps, int n)
+{
+    char **backups = anew((size_t)n * sizeof *backups);
+    bool *existed = anew((size_t)n * sizeof *existed);
+    int done = 0;
+    bool ok = true;
+    for (int i = 0; i < n && ok; i++) {
+        if (!temps[i])
+            continue;
+        existed[i] = access(files[i].path, F_OK) == 0;
+        backups[i] = backup(files[i].path);
+        if (existed[i] && !backups[i]) {
+            error_at((SrcLoc){0}, "cannot write '%s': cannot keep its current content while replacing it",
+                     files[i].path);
+            ok = false;
+        } else if (rename(temps[i], files[i].path) != 0) {
+            error_at((SrcLoc){0}, "cannot write '%s': %s", files[i].path, strerror(errno));
+            ok = false;
+        } else {
+            temps[i] = NULL;
+            done = i + 1;
+        }
+    }
+    for (int i = 0; i < done && !ok; i++) {
+        if (backups[i])
+            rename(backups[i], files[i].path);
+        else if (!existed[i] && strcmp(files[i].path, "-") != 0)
+            remove(files[i].path);
+        backups[i] = NULL;
+    }
+    for (int i = 0; i < n; i++)
+        if (backups[i])
+            remove(backups[i]);
+    return ok;
+}
+
 bool write_outputs(const OutputFile *files, int n)
 {
     char **temps = anew((size_t)n * sizeof *temps);
@@ -38,15 +90,7 @@ bool write_outputs(const OutputFile *files, int n)
     for (int i = 0; i < n && ok; i++)
         if (strcmp(files[i].path, "-") != 0)
             ok = write_temp(files[i].path, files[i].text, &temps[i]);
-    for (int i = 0; i < n && ok; i++) {
-        if (!temps[i])
-            continue;
-        if (rename(temps[i], files[i].path) != 0) {
-            error_at((SrcLoc){0}, "cannot write '%s': %s", files[i].path, strerror(errno));
-            ok = false;
-        } else
-            temps[i] = NULL;
-    }
+    ok = ok && commit(files, temps, n);
     for (int i = 0; i < n; i++)
         if (temps[i])
             remove(temps[i]);

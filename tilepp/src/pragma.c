@@ -90,6 +90,10 @@ static bool parse_arg(Cursor *c, PArg *arg)
         if (at_punct(c, "(") || at_punct(c, "["))
             depth++;
         else if (at_punct(c, ")") || at_punct(c, "]")) {
+            if (depth == 0 && at_punct(c, "]")) {
+                error_at(here(c), "unbalanced ']' in the argument of a clause");
+                return false;
+            }
             if (depth == 0)
                 break;
             depth--;

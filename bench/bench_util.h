@@ -1,0 +1,123 @@
+/* bench_util.h — the benchmark harness: CUDA-event timing of a callable.
+ *
+ *   bench_result r = bench_time(fn, ctx, nsets);
+ *
+ * fn(ctx, set) enqueues one run (a launch, a copy) on the default stream
+ * using buffer set `set` and returns its status. The harness
+ *   - warms up (first launches, clocks ramping up),
+ *   - times batches of consecutive calls between two CUDA events, each batch
+ *     long enough (>= BENCH_MIN_BATCH_MS) that event resolution and launch
+ *     gaps do not dominate, cycling through the nsets buffer sets,
+ *   - repeats BENCH_REPS times and reports the median time per call.
+ * bench_sets() picks nsets so that the sets together are at least
+ * BENCH_L2_FACTOR times the L2 cache: a set is touched again only after
+ * several L2-sizes of other traffic, so the cache does not flatter the
+ * bandwidth. Every CUDA call is checked (SU_CHECK exits on failure). */
+#ifndef TILEPP_BENCH_UTIL_H
+#define TILEPP_BENCH_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "sample_util.h"
+
+enum { BENCH_WARMUP = 10, BENCH_REPS = 21, BENCH_L2_FACTOR = 4 };
+#define BENCH_MIN_BATCH_MS 2.0
+
+typedef cudaError_t (*bench_fn)(void *ctx, int set);
+
+typedef struct {
+    double median_ms; /* per call */
+    double min_ms;    /* per call, the fastest batch */
+    int batch;        /* calls per timed batch */
+    int reps;         /* batches */
+} bench_result;
+
+/* How many buffer sets of set_bytes each to rotate through on device 0. */
+static inline int bench_sets(size_t set_bytes)
+{
+    int l2 = 0;
+    SU_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    size_t want = (size_t)BENCH_L2_FACTOR * (size_t)l2;
+    size_t sets = (want + set_bytes - 1) / set_bytes;
+    return sets < 1 ? 1 : (int)sets;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Times `count` calls starting at set *next; returns milliseconds. */
+static inline float bench_batch(bench_fn fn, void *ctx, int nsets, int count, int *next,
+                                cudaEvent_t start, cudaEvent_t stop)
+{
+    SU_CHECK(cudaEventRecord(start, 0));
+    for (int i = 0; i < count; i++) {
+        SU_CHECK(fn(ctx, *next));
+        *next = (*next + 1) % nsets;
+    }
+    SU_CHECK(cudaEventRecord(stop, 0));
+    SU_CHECK(cudaEventSynchronize(stop));
+    SU_CHECK(cudaGetLastError());
+    float ms = 0.0f;
+    SU_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return ms;
+}
+
+static inline bench_result bench_time(bench_fn fn, void *ctx, int nsets)
+{
+    cudaEvent_t start, stop;
+    SU_CHECK(cudaEventCreate(&start));
+    SU_CHECK(cudaEventCreate(&stop));
+    int next = 0;
+
+    /* Warm up, and estimate one call's time to size the batches. */
+    bench_batch(fn, ctx, nsets, BENCH_WARMUP, &next, start, stop);
+    double per_call = bench_batch(fn, ctx, nsets, nsets, &next, start, stop) / nsets;
+    int batch = nsets;
+    while (batch * per_call < BENCH_MIN_BATCH_MS && batch < (1 << 20))
+        batch += nsets; /* whole cycles: every set equally often */
+
+    bench_result r = {.batch = batch, .reps = BENCH_REPS};
+    double samples[BENCH_REPS];
+    for (int i = 0; i < BENCH_REPS; i++)
+        samples[i] = bench_batch(fn, ctx, nsets, batch, &next, start, stop) / batch;
+    qsort(samples, BENCH_REPS, sizeof *samples, bench_cmp_double);
+    r.median_ms = samples[BENCH_REPS / 2];
+    r.min_ms = samples[0];
+
+    SU_CHECK(cudaEventDestroy(start));
+    SU_CHECK(cudaEventDestroy(stop));
+    return r;
+}
+
+/* GB/s (10^9 bytes per second) for `bytes` moved per call. */
+static inline double bench_gbps(double bytes, const bench_result *r)
+{
+    return bytes / (r->median_ms * 1e-3) / 1e9;
+}
+
+/* "<device>, sm_XY, <N> SMs, L2 <M> MB, CUDA runtime X.Y, driver X.Y" and
+ * the date (UTC). */
+static inline void bench_print_header(FILE *out, const char *title)
+{
+    struct cudaDeviceProp prop;
+    int runtime = 0, driver = 0;
+    SU_CHECK(cudaGetDeviceProperties(&prop, 0));
+    SU_CHECK(cudaRuntimeGetVersion(&runtime));
+    SU_CHECK(cudaDriverGetVersion(&driver));
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    fprintf(out, "## %s\n\n", title);
+    fprintf(out, "Device: %s (sm_%d%d, %d SMs, L2 %d MB), CUDA runtime %d.%d, driver %d.%d\n",
+            prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+            prop.l2CacheSize >> 20, runtime / 1000, runtime % 1000 / 10, driver / 1000,
+            driver % 1000 / 10);
+    fprintf(out, "Date: %s\n\n", date);
+}
+
+#endif /* TILEPP_BENCH_UTIL_H */

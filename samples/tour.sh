@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+# tour.sh <build-dir> — a guided tour of tilepp on its samples.
+#
+# For each sample: the annotated C source, the translator run by hand on it,
+# excerpts of the CUDA it generated (the __global__ kernel and the launcher)
+# and the header, then the built sample driver (CPU reference, and the GPU
+# when there is one). A landmarks section greps the compiled SASS for the
+# 16-byte memory accesses the samples promise (needs cuobjdump).
+#
+# Fault tolerant: every section runs in its own subshell; a failing section
+# is reported and the tour goes on. At the end: a summary table (section,
+# status, seconds) and a compact language reference. Exit status 1 when any
+# section FAILED; SKIPPED sections (no GPU, no cuobjdump) are fine.
+#
+# Example:  cmake -S . -B build -G Ninja && cmake --build build
+#           samples/tour.sh build
+
+set -u
+
+if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
+    echo "usage: $0 <build-dir>   (a configured and built tilepp build tree)" >&2
+    exit 2
+fi
+if [ ! -d "$1" ]; then
+    echo "tour: build directory '$1' does not exist; build first:" >&2
+    echo "  cmake -S . -B $1 -G Ninja && cmake --build $1" >&2
+    exit 2
+fi
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$(cd "$1" && pwd)
+BIN="$BUILD/bin"
+TILEPP="$BIN/tilepp"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tilepp-tour.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+SKIP=77 # a section returns this to say SKIPPED
+
+# ---- the runner ------------------------------------------------------------
+
+NAMES=() STATUSES=() SECONDS_TAKEN=()
+
+now() {
+    if [ -n "${EPOCHREALTIME:-}" ]; then echo "$EPOCHREALTIME"; else date +%s.%N; fi
+}
+
+rule() { printf '%*s\n' 78 '' | tr ' ' "${1:--}"; }
+
+# section "title" function [args...]
+section() {
+    local title=$1
+    shift
+    echo
+    rule '='
+    echo "== $title"
+    rule '='
+    local start end rc status
+    start=$(now)
+    ( set -e -o pipefail; "$@" )
+    rc=$?
+    end=$(now)
+    case $rc in
+        0) status=OK ;;
+        "$SKIP") status=SKIPPED ;;
+        *) status=FAILED ;;
+    esac
+    local secs
+    secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+    echo "-- $title: $status ($secs s)"
+    NAMES+=("$title")
+    STATUSES+=("$status")
+    SECONDS_TAKEN+=("$secs")
+}
+
+# ---- helpers -----------------------------------------------------------------
+
+# Prints the functions of a C/CUDA file whose first line matches the ERE $2
+# (a definition, not a declaration ending in ';'), up to the brace closing
+# each; `#line` directives are left out. At most $3 lines and $4 functions.
+excerpt() {
+    local file=$1 re=$2 max=${3:-80} functions=${4:-100}
+    awk -v re="$re" -v functions="$functions" '
+        !on && $0 ~ re && $0 !~ /;[ \t]*$/ { on = 1; depth = 0; seen = 0 }
+        on {
+            if ($0 !~ /^[ \t]*#line /) print
+            opens = gsub(/[{]/, "{"); closes = gsub(/[}]/, "}")
+            depth += opens - closes
+            if (opens > 0) seen = 1
+            if (seen && depth <= 0) { on = 0; print ""; if (++done == functions) exit }
+        }' "$file" >"$TMP/excerpt"
+    if [ ! -s "$TMP/excerpt" ]; then
+        echo "(nothing in $(basename "$file") matches /$re/)"
+        return 1
+    fi
+    head -n "$max" "$TMP/excerpt"
+    local total
+    total=$(wc -l <"$TMP/excerpt")
+    if [ "$total" -gt "$max" ]; then echo "    ... ($((total - max)) more lines)"; fi
+}
+
+# The kernels (functions annotated `#pragma tile kernel`) of a sample.
+kernel_names() {
+    awk '/^#pragma tile kernel/ { want = 1; next }
+         want && /^#pragma/ { next }
+         want && match($0, /[A-Za-z_][A-Za-z0-9_]*[ \t]*\(/) {
+             s = substr($0, RSTART, RLENGTH); sub(/[ \t]*\($/, "", s); print s; want = 0 }' "$1"
+}
+
+cuda_in_build() {
+    # Whether CMake found nvcc for this build (TILEPP_HAVE_CUDA).
+    grep -Eq '^CMAKE_CUDA_COMPILER:[A-Z]+=.+' "$BUILD/CMakeCache.txt" 2>/dev/null &&
+        ! grep -Eq '^CMAKE_CUDA_COMPILER:[A-Z]+=.*NOTFOUND' "$BUILD/CMakeCache.txt"
+}
+
+find_cuobjdump() {
+    local c
+    for c in "$(command -v cuobjdump 2>/dev/null)" \
+             "$(dirname "$(command -v nvcc 2>/dev/null || echo .)")/cuobjdump" \
+             "${CUDA_HOME:-/nonexistent}/bin/cuobjdump" \
+             "${CUDA_PATH:-/nonexistent}/bin/cuobjdump"; do
+        if [ -n "$c" ] && [ -x "$c" ]; then echo "$c"; return 0; fi
+    done
+    return 1
+}
+
+# ---- sections ------------------------------------------------------------
+
+sec_translator() {
+    if [ ! -x "$TILEPP" ]; then
+        echo "no translator at $TILEPP: build it with 'cmake --build $BUILD --target tilepp'"
+        return 1
+    fi
+    echo "\$ tilepp --version"
+    "$TILEPP" --version
+    echo
+    echo "\$ tilepp --help"
+    "$TILEPP" --help 2>&1 | head -n 30 || true
+}
+
+# The annotated source, the translator by hand, excerpts of what it wrote.
+sec_translate() {
+    local name=$1 src="$REPO/samples/$1.c"
+    echo "The annotated C file, samples/$name.c (plain C: a C compiler ignores the pragmas):"
+    echo
+    nl -ba "$src"
+    echo
+    [ -x "$TILEPP" ] || { echo "no translator at $TILEPP"; return 1; }
+
+    local cu="$TMP/$name.tile.cu" hdr="$TMP/$name.tile.h" start end ms
+    echo "\$ tilepp samples/$name.c -o $name.tile.cu      (the header goes beside it: $name.tile.h)"
+    start=$(now)
+    "$TILEPP" "$src" -o "$cu"
+    end=$(now)
+    ms=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", (b - a) * 1000 }')
+    echo "translated in $ms ms: $name.tile.cu $(wc -l <"$cu") lines, $name.tile.h $(wc -l <"$hdr") lines"
+
+    echo
+    rule
+    echo "The generated kernel(s), the __global__ functions of $name.tile.cu (#line directives omitted):"
+    rule
+    excerpt "$cu" "__global__" 90
+    local k
+    for k in $(kernel_names "$src"); do
+        rule
+        echo "Its launcher, ${k}_gpu_stream (${k}_gpu calls it on the default stream):"
+        rule
+        excerpt "$cu" "^[A-Za-z_].*${k}_gpu_stream[ \t]*\\(" 60 1
+    done
+    rule
+    echo "The header, $name.tile.h (plain C, for the program that calls the launchers):"
+    rule
+    grep -v '^[ \t]*#line ' "$hdr"
+}
+
+# The built driver: CPU reference, then the GPU when present.
+sec_run() {
+    local name=$1 exe="$BIN/$1_sample"
+    if [ ! -x "$exe" ]; then
+        if ! cuda_in_build; then
+            echo "not built: this build found no CUDA compiler (nvcc), so samples are skipped"
+            return $SKIP
+        fi
+        echo "no sample driver at $exe: build it with 'cmake --build $BUILD --target ${name}_sample'"
+        return 1
+    fi
+    echo "\$ $(basename "$exe")"
+    local rc=0
+    "$exe" | tee "$TMP/run.out" || rc=$?
+    [ "$rc" -eq 0 ] || return "$rc"
+    if grep -q '^GPU: skipped' "$TMP/run.out"; then
+        echo "(CPU part only: no CUDA device here)"
+        return $SKIP
+    fi
+}
+
+# 16-byte global loads and stores in the SASS of the sample drivers.
+sec_landmarks() {
+    local cuobjdump
+    if ! cuobjdump=$(find_cuobjdump); then
+        echo "cuobjdump not found (it comes with the CUDA toolkit): landmarks skipped"
+        return $SKIP
+    fi
+    local name exe status=0
+    for name in vector_add bias_gelu; do
+        exe="$BIN/${name}_sample"
+        if [ ! -x "$exe" ]; then
+            echo "$name: no sample driver at $exe"
+            status=1
+            continue
+        fi
+        echo
+        echo "$name: SASS landmarks per arch and kernel (16-byte = the vector path)"
+        "$cuobjdump" -sass "$exe" >"$TMP/sass"
+        awk '
+            /^[ \t]*arch = / { arch = $3 }
+            /Function : / { fn = $NF; key = arch " " fn; if (!(key in seen)) { seen[key] = 1; order[n++] = key } }
+            fn != "" && /LDG\.E[^ ;]*\.128/ { ldg128[key]++ }
+            fn != "" && /STG\.E[^ ;]*\.128/ { stg128[key]++ }
+            fn != "" && /[^A-Z]LDG\./ { ldg[key]++ }
+            fn != "" && /[^A-Z]STG\./ { stg[key]++ }
+            END {
+                printf "  %-8s %-44s %8s %8s %6s %6s\n", "arch", "kernel", "LDG.128", "STG.128", "LDG", "STG"
+                for (i = 0; i < n; i++) {
+                    k = order[i]; split(k, p, " ")
+                    printf "  %-8s %-44s %8d %8d %6d %6d\n", p[1], p[2], ldg128[k], stg128[k], ldg[k], stg[k]
+                    if (ldg128[k] == 0 || stg128[k] == 0) missing++
+                }
+                if (n == 0) { print "  (no device code found)"; exit 1 }
+                exit missing > 0
+            }' "$TMP/sass" || {
+            echo "  FAILED: a kernel of $name has no 16-byte load or store (LDG.E.128 / STG.E.128)"
+            status=1
+        }
+        echo "  resources:"
+        { "$cuobjdump" -res-usage "$exe" 2>/dev/null | grep -E 'Function|REG' | sed 's/^/  /' | head -n 20; } || true
+    done
+    return $status
+}
+
+reference() {
+    cat <<'EOF'
+tilepp language reference (compact; the manual is pragmas/README.md)
+
+Pragmas (each applies to the next statement or declaration):
+  tile kernel [threads(N)]             function -> __global__ kernel + launchers
+                                       NAME_gpu(...), NAME_gpu_stream(..., stream)
+  tile parallel [vector(V)]            for nest -> iterations over the whole grid;
+                                       a perfect nest is collapsed; V consecutive
+                                       iterations per thread (16-byte accesses)
+  tile parallel reduce(op: var, ...)   coming
+  tile grid [swizzle(P)]               coming  (one thread block per iteration)
+  tile pipelined stages(S)             coming
+  tile shared | fragment | local       coming  (shared memory / register tiles)
+  tile gemm [policy(...)]              coming  (tensor-core matrix multiply)
+  tile tune NAME(v1, v2, ...)          coming  (autotuning space)
+
+From <tilepp/tile.h> (real CPU implementations):
+  half, bfloat16                       storage types; arithmetic is float
+  tile_cdiv(a, b), tile_min, tile_max  available
+  tile_load / tile_store / tile_copy / tile_clear / tile_fill      coming
+  tile_gemm[_nt|_tn|_tt], tile_reduce_max|min|sum|absmax|abssum   coming
+  tile_print                                                       coming
+Math in kernel bodies is plain C: expf, tanhf, erff, fmaxf, sqrtf, ternaries,
+locals, if/else, inner sequential loops, static helper functions, macros and
+enum constants.
+
+Usage: tilepp x.c -o x.tile.cu [--header x.tile.h]; in CMake:
+  tile_add_kernels(<target> SOURCES x.c ARCH 80 90a), then #include "x.tile.h".
+EOF
+}
+
+# ---- the tour ------------------------------------------------------------
+
+echo "tilepp tour: repository $REPO, build $BUILD"
+
+section "translator" sec_translator
+for sample in vector_add bias_gelu; do
+    section "$sample: source and generated code" sec_translate "$sample"
+    section "$sample: run" sec_run "$sample"
+done
+section "landmarks (SASS)" sec_landmarks
+
+echo
+rule '='
+echo "== summary"
+rule '='
+failed=0
+printf '%-40s %-8s %8s\n' "section" "status" "seconds"
+for i in "${!NAMES[@]}"; do
+    printf '%-40s %-8s %8s\n' "${NAMES[$i]}" "${STATUSES[$i]}" "${SECONDS_TAKEN[$i]}"
+    [ "${STATUSES[$i]}" != FAILED ] || failed=$((failed + 1))
+done
+echo
+reference
+echo
+if [ "$failed" -gt 0 ]; then
+    echo "tour: $failed section(s) FAILED"
+    exit 1
+fi
+echo "tour: all sections OK or SKIPPED"
