@@ -1,0 +1,50 @@
+# install.cmake — `cmake --install <build> --prefix <dir>` lays out
+#
+#   <dir>/bin/tilepp                          the translator
+#   <dir>/include/tilepp/*.h, *.cuh           tile.h and the device runtime
+#   <dir>/lib/cmake/tilepp/                   the CMake package:
+#       tileppConfig.cmake, tileppConfigVersion.cmake,
+#       tileppTargets*.cmake (imported executable tilepp::tilepp),
+#       tilepp.cmake (tile_add_kernels)
+#
+# so that a project with `find_package(tilepp REQUIRED)` (and <dir> on
+# CMAKE_PREFIX_PATH) can call tile_add_kernels(). The layout is fixed, not
+# taken from GNUInstallDirs: the translator finds its headers at
+# <dir of tilepp>/../include, and the build tree mirrors it.
+
+include(CMakePackageConfigHelpers)
+
+set(TILEPP_INSTALL_BINDIR bin)
+set(TILEPP_INSTALL_INCLUDEDIR include)
+set(TILEPP_INSTALL_CMAKEDIR lib/cmake/tilepp)
+
+# The translator. Its INSTALL_RPATH (set in tilepp/CMakeLists.txt) points at
+# libclang, so the installed binary runs without LD_LIBRARY_PATH.
+install(TARGETS tilepp EXPORT tileppTargets
+  RUNTIME DESTINATION ${TILEPP_INSTALL_BINDIR})
+
+# The public headers: whatever the build copied into <build>/include/tilepp.
+install(DIRECTORY ${TILEPP_INCLUDE_DIR}/tilepp/
+  DESTINATION ${TILEPP_INSTALL_INCLUDEDIR}/tilepp
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh")
+
+install(EXPORT tileppTargets
+  NAMESPACE tilepp::
+  DESTINATION ${TILEPP_INSTALL_CMAKEDIR})
+
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/tileppConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cmake/tileppConfig.cmake
+  INSTALL_DESTINATION ${TILEPP_INSTALL_CMAKEDIR}
+  PATH_VARS TILEPP_INSTALL_INCLUDEDIR)
+# 0.x: a minor release may change the language, so only the same minor matches.
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/cmake/tileppConfigVersion.cmake
+  VERSION ${PROJECT_VERSION}
+  COMPATIBILITY SameMinorVersion)
+
+install(FILES
+  ${PROJECT_BINARY_DIR}/cmake/tileppConfig.cmake
+  ${PROJECT_BINARY_DIR}/cmake/tileppConfigVersion.cmake
+  ${PROJECT_SOURCE_DIR}/cmake/tilepp.cmake
+  DESTINATION ${TILEPP_INSTALL_CMAKEDIR})
