@@ -24,43 +24,41 @@
  * wrappers do the same: reading one yields a float, so `a + b` is a float
  * addition, and assigning a float rounds to nearest even. They deliberately
  * have no arithmetic operators of their own. */
-struct tile_half {
-    __half v;
-    tile_half() = default;
-    __host__ __device__ tile_half(float f) : v(__float2half_rn(f)) {}
-    /* Other arithmetic types convert in one rounding, as in C. */
-    template <typename A, typename = typename std::enable_if<std::is_arithmetic<A>::value &&
-                                                             !std::is_same<A, float>::value>::type>
-    __host__ __device__ tile_half(A a) : v(__double2half((double)a)) {}
-    /* Between the 16-bit types: through float, exact for the source. */
-    template <typename S, typename std::enable_if<std::is_class<S>::value && std::is_convertible<S, float>::value,
-                                                  int>::type = 0>
-    __host__ __device__ tile_half(const S &s) : v(__float2half_rn(float(s))) {}
-    __host__ __device__ operator float() const { return __half2float(v); }
-    __host__ __device__ tile_half &operator+=(float x) { return *this = float(*this) + x; }
-    __host__ __device__ tile_half &operator-=(float x) { return *this = float(*this) - x; }
-    __host__ __device__ tile_half &operator*=(float x) { return *this = float(*this) * x; }
-    __host__ __device__ tile_half &operator/=(float x) { return *this = float(*this) / x; }
+struct tile_half_format {
+    typedef __half bits;
+    static __host__ __device__ bits from_float(float f) { return __float2half_rn(f); }
+    static __host__ __device__ bits from_double(double d) { return __double2half(d); }
+    static __host__ __device__ float to_float(bits b) { return __half2float(b); }
 };
 
-struct tile_bfloat16 {
-    __nv_bfloat16 v;
-    tile_bfloat16() = default;
-    __host__ __device__ tile_bfloat16(float f) : v(__float2bfloat16_rn(f)) {}
+struct tile_bfloat16_format {
+    typedef __nv_bfloat16 bits;
+    static __host__ __device__ bits from_float(float f) { return __float2bfloat16_rn(f); }
+    static __host__ __device__ bits from_double(double d) { return __double2bfloat16(d); }
+    static __host__ __device__ float to_float(bits b) { return __bfloat162float(b); }
+};
+
+template <typename Format> struct tile_float16 {
+    typename Format::bits v;
+    tile_float16() = default;
+    __host__ __device__ tile_float16(float f) : v(Format::from_float(f)) {}
     /* Other arithmetic types convert in one rounding, as in C. */
     template <typename A, typename = typename std::enable_if<std::is_arithmetic<A>::value &&
                                                              !std::is_same<A, float>::value>::type>
-    __host__ __device__ tile_bfloat16(A a) : v(__double2bfloat16((double)a)) {}
+    __host__ __device__ tile_float16(A a) : v(Format::from_double((double)a)) {}
     /* Between the 16-bit types: through float, exact for the source. */
     template <typename S, typename std::enable_if<std::is_class<S>::value && std::is_convertible<S, float>::value,
                                                   int>::type = 0>
-    __host__ __device__ tile_bfloat16(const S &s) : v(__float2bfloat16_rn(float(s))) {}
-    __host__ __device__ operator float() const { return __bfloat162float(v); }
-    __host__ __device__ tile_bfloat16 &operator+=(float x) { return *this = float(*this) + x; }
-    __host__ __device__ tile_bfloat16 &operator-=(float x) { return *this = float(*this) - x; }
-    __host__ __device__ tile_bfloat16 &operator*=(float x) { return *this = float(*this) * x; }
-    __host__ __device__ tile_bfloat16 &operator/=(float x) { return *this = float(*this) / x; }
+    __host__ __device__ tile_float16(const S &s) : v(Format::from_float(float(s))) {}
+    __host__ __device__ operator float() const { return Format::to_float(v); }
+    __host__ __device__ tile_float16 &operator+=(float x) { return *this = float(*this) + x; }
+    __host__ __device__ tile_float16 &operator-=(float x) { return *this = float(*this) - x; }
+    __host__ __device__ tile_float16 &operator*=(float x) { return *this = float(*this) * x; }
+    __host__ __device__ tile_float16 &operator/=(float x) { return *this = float(*this) / x; }
 };
+
+typedef tile_float16<tile_half_format> tile_half;
+typedef tile_float16<tile_bfloat16_format> tile_bfloat16;
 
 static_assert(sizeof(tile_half) == 2 && sizeof(tile_bfloat16) == 2, "16-bit storage types");
 

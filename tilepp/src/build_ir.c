@@ -156,7 +156,6 @@ typedef struct Eval {
     const PTok *toks;
     int n, pos;
     bool ok;
-    int depth;
     SrcLoc loc;
 } Eval;
 
@@ -350,7 +349,7 @@ bool eval_pragma_int(FrontEnd *fe, const PArg *arg, long long *value)
     PTok *toks = anew((size_t)(expanded.len + 1) * sizeof *toks);
     for (int i = 0; i < expanded.len; i++)
         toks[i] = *(const PTok *)expanded.items[i];
-    Eval e = {fe, toks, expanded.len, 0, ok, 0, arg->loc};
+    Eval e = {fe, toks, expanded.len, 0, ok, arg->loc};
     *value = eval_expr(&e);
     if (e.ok && e.pos == e.n && e.n > 0)
         return true;

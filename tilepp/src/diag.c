@@ -42,26 +42,12 @@ void diag_reset(void)
     error_count = 0;
 }
 
-static char *read_whole_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    Str s = {0};
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        str_addn(&s, buf, n);
-    fclose(f);
-    return str_take(&s);
-}
-
 static const char *source_of(const char *file)
 {
     for (SourceText *s = sources; s; s = s->next)
         if (strcmp(s->file, file) == 0)
             return s->text;
-    char *text = read_whole_file(file);
+    char *text = read_file(file, NULL);
     if (!text)
         return NULL;
     diag_register_source(file, text);

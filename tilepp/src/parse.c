@@ -89,21 +89,6 @@ const Pragma *fe_pragma_on(const FrontEnd *fe, CXCursor c, PragmaKind kind)
 
 /* ---- parsing ---- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    Str s = {0};
-    char buf[8192];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        str_addn(&s, buf, n);
-    fclose(f);
-    *len = s.len;
-    return atake(&s);
-}
-
 static bool has_std_flag(const ParseOptions *opt)
 {
     for (int i = 0; i < opt->nargs; i++)
@@ -483,9 +468,14 @@ FrontEnd *frontend_parse(const ParseOptions *opt)
     if (opt->unsaved_text) {
         fe->len = strlen(opt->unsaved_text);
         fe->text = astrndup(opt->unsaved_text, fe->len);
-    } else if (!(fe->text = read_file(opt->path, &fe->len))) {
-        error_at((SrcLoc){0}, "cannot read '%s'", opt->path);
-        return NULL;
+    } else {
+        char *text = read_file(opt->path, &fe->len);
+        if (!text) {
+            error_at((SrcLoc){0}, "cannot read '%s'", opt->path);
+            return NULL;
+        }
+        fe->text = astrndup(text, fe->len);
+        free(text);
     }
     diag_register_source(fe->path, fe->text);
     fe->index = clang_createIndex(0, 0);

@@ -174,3 +174,19 @@ bool str_ends_with(const char *s, const char *suffix)
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
+
+char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    Str s = {0};
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        str_addn(&s, buf, n);
+    fclose(f);
+    if (len)
+        *len = s.len;
+    return str_take(&s);
+}

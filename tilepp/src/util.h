@@ -49,6 +49,9 @@ typedef struct Vec {
 
 void vec_push(Vec *v, void *item);
 
+/* The whole file (malloc'd, NUL-terminated), or NULL if it cannot be read. */
+char *read_file(const char *path, size_t *len);
+
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 
