@@ -13,15 +13,15 @@ typedef enum { EMIT_CUDA, EMIT_IR } EmitKind;
 
 typedef struct Options {
     const char *input;
-    const char *output;      /* NULL: <input stem>.tile.cu in the current directory */
-    const char *header;      /* NULL: the output with .cu replaced by .h */
-    const char *depfile;     /* -MF, used with -MD */
-    bool make_depfile;       /* -MD */
+    const char *output;  /* NULL: <input stem>.tile.cu in the current directory */
+    const char *header;  /* NULL: the output with .cu replaced by .h */
+    const char *depfile; /* -MF, used with -MD */
+    bool make_depfile;   /* -MD */
     EmitKind emit;
     unsigned archs;          /* IrArch bits */
     const char **clang_args; /* -I, -D, -std */
     int nclang_args;
-    const char *include_dir; /* where tilepp/tile.h lives; NULL: next to the executable */
+    const char *include_dir;  /* where tilepp/tile.h lives; NULL: next to the executable */
     const char *unsaved_text; /* tests: the input's content */
 } Options;
 

@@ -134,8 +134,8 @@ static void put_decls(Out *o, const Vec *decls)
 
 static void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent)
 {
-    putf(o, "%s[[maybe_unused]] const %s %s = (%s)(tile_l%d.lo + (%s) * tile_l%d.step);\n", indent, unqualified(l->var_type.spelling),
-         l->var, unqualified(l->var_type.spelling), d, k_expr, d);
+    putf(o, "%s[[maybe_unused]] const %s %s = (%s)(tile_l%d.lo + (%s) * tile_l%d.step);\n", indent,
+         unqualified(l->var_type.spelling), l->var, unqualified(l->var_type.spelling), d, k_expr, d);
 }
 
 /* Iteration numbers of the outer loops, from the linear row index. */
@@ -145,7 +145,8 @@ static void put_outer_vars(Out *o, const IrParallel *par)
         return;
     put(o, "        long long tile_rest = tile_row;\n");
     for (int d = par->depth - 2; d > 0; d--) {
-        putf(o, "        const long long tile_k%d = tile_rest - tile_div(tile_rest, tile_l%d.count) * tile_l%d.count;\n",
+        putf(o,
+             "        const long long tile_k%d = tile_rest - tile_div(tile_rest, tile_l%d.count) * tile_l%d.count;\n",
              d, d, d);
         putf(o, "        tile_rest = tile_div(tile_rest, tile_l%d.count);\n", d);
     }
@@ -211,8 +212,8 @@ static void put_loop_comment(Out *o, const ParallelPlan *pp)
     putf(o, "// #pragma tile parallel at %s:%d: ", o->names->source_name, par->loc.line);
     for (int d = 0; d < par->depth; d++)
         putf(o, "%s%s", d ? " x " : "", par->loops[d].var);
-    putf(o, "%s; each thread takes %d consecutive iteration%s of '%s'", par->depth > 1 ? " collapsed" : "",
-         par->vector, par->vector > 1 ? "s" : "", par->loops[par->depth - 1].var);
+    putf(o, "%s; each thread takes %d consecutive iteration%s of '%s'", par->depth > 1 ? " collapsed" : "", par->vector,
+         par->vector > 1 ? "s" : "", par->loops[par->depth - 1].var);
     if (pp->vec_buffers.len) {
         put(o, ",\n// moving ");
         for (int i = 0; i < pp->vec_buffers.len; i++) {
@@ -261,14 +262,17 @@ static void put_launch(Out *o, const IrKernel *k, const ParallelPlan *pp)
     putf(o, "    { // %s:%d\n", o->names->source_name, par->loc.line);
     for (int d = 0; d < par->depth; d++) {
         const IrLoop *l = &par->loops[d];
-        putf(o, "        const tile_loop tile_l%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",
+        putf(o,
+             "        const tile_loop tile_l%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), "
+             "%s);\n",
              d, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
-        putf(o, "        if (tile_l%d.count < 0)\n            return cudaErrorInvalidValue; /* the C loop would never end */\n",
+        putf(o,
+             "        if (tile_l%d.count < 0)\n            return cudaErrorInvalidValue; /* the C loop would never end "
+             "*/\n",
              d);
     }
     int inner = par->depth - 1;
-    putf(o, "        const long long tile_groups = (tile_l%d.count + %d) / %d;\n", inner, par->vector - 1,
-         par->vector);
+    putf(o, "        const long long tile_groups = (tile_l%d.count + %d) / %d;\n", inner, par->vector - 1, par->vector);
     put(o, "        long long tile_total = tile_groups");
     for (int d = 0; d < inner; d++)
         putf(o, " * tile_l%d.count", d);
@@ -284,12 +288,13 @@ static void put_launch(Out *o, const IrKernel *k, const ParallelPlan *pp)
 static void put_launcher(Out *o, const KernelPlan *kp)
 {
     const IrKernel *k = kp->k;
-    putf(o, "// Launches %s() of %s:%d on `tile_stream`; returns the first error.\n", k->name,
-         o->names->source_name, k->loc.line);
+    putf(o, "// Launches %s() of %s:%d on `tile_stream`; returns the first error.\n", k->name, o->names->source_name,
+         k->loc.line);
     putf(o, "extern \"C\" cudaError_t %s_gpu_stream(", k->name);
     put_param_list(o, k, launcher_param);
     putf(o, "%scudaStream_t tile_stream)\n{\n", k->params.len ? ", " : "");
-    put(o, "    cudaError_t tile_err = tile_check_device();\n    if (tile_err != cudaSuccess)\n        return tile_err;\n");
+    put(o, "    cudaError_t tile_err = tile_check_device();\n    if (tile_err != cudaSuccess)\n        return "
+           "tile_err;\n");
     put_decls(o, &kp->host_decls);
     for (int i = 0; i < kp->parallels.len; i++)
         put_launch(o, k, kp->parallels.items[i]);

@@ -10,10 +10,7 @@ IrModule *ir_module_new(const char *source_path)
     return m;
 }
 
-void ir_module_free(IrModule *m)
-{
-    (void)m; /* arena memory: released by arena_free_all() */
-}
+void ir_module_free(IrModule *m) { (void)m; /* arena memory: released by arena_free_all() */ }
 
 IrCode *ir_code_new(SrcLoc loc)
 {

@@ -61,8 +61,8 @@ typedef enum { PARAM_SCALAR, PARAM_BUFFER } IrParamKind;
 typedef struct IrParam {
     IrParamKind kind;
     char *name;
-    IrType type;     /* PARAM_SCALAR */
-    IrBuffer *buf;   /* PARAM_BUFFER */
+    IrType type;   /* PARAM_SCALAR */
+    IrBuffer *buf; /* PARAM_BUFFER */
     SrcLoc loc;
 } IrParam;
 
@@ -78,8 +78,8 @@ typedef struct Affine {
 /* One subscript of a buffer inside a loop body, e.g. `y[r][c]`. */
 typedef struct IrAccess {
     IrBuffer *buf;
-    char *text;   /* the access as written */
-    int ndims;    /* subscripts given; == buf->rank for an element access */
+    char *text; /* the access as written */
+    int ndims;  /* subscripts given; == buf->rank for an element access */
     Affine index[IR_MAX_RANK];
     bool is_read, is_write;
     bool conditional; /* under if, ?:, &&, ||, switch or an inner loop */
@@ -125,7 +125,7 @@ typedef struct IrReduce {
 typedef struct IrParallel {
     IrLoop loops[IR_MAX_NEST];
     int depth;
-    int vector;    /* iterations of the innermost loop per thread */
+    int vector; /* iterations of the innermost loop per thread */
     SrcLoc vector_loc;
     IrCode *body;
     Vec accesses; /* IrAccess*, every access in the body, nested ones too */
@@ -141,11 +141,11 @@ typedef enum {
 typedef struct IrStmt {
     IrStmtKind kind;
     SrcLoc loc;
-    IrCode *code;     /* STMT_DECL: the declaration text */
-    Vec decl_names;   /* STMT_DECL: the variables it declares (char*) */
-    Vec decl_uses;    /* STMT_DECL: names of params/locals its initializers read (char*) */
+    IrCode *code;      /* STMT_DECL: the declaration text */
+    Vec decl_names;    /* STMT_DECL: the variables it declares (char*) */
+    Vec decl_uses;     /* STMT_DECL: names of params/locals its initializers read (char*) */
     bool reads_memory; /* STMT_DECL: dereferences a pointer or buffer */
-    IrParallel *par;  /* STMT_PARALLEL */
+    IrParallel *par;   /* STMT_PARALLEL */
 } IrStmt;
 
 typedef struct IrKernel {

@@ -19,23 +19,23 @@ typedef struct VecBuffer {
     IrBuffer *buf;
     const IrAccess *access; /* one of its (identical) accesses */
     bool load, store;
-    int bytes;              /* vector * element size */
+    int bytes; /* vector * element size */
 } VecBuffer;
 
 typedef struct ParallelPlan {
     const IrParallel *par;
-    char *kernel_name;   /* the generated __global__ function */
-    int index;           /* position among the kernel's parallel nests */
-    int stmt_index;      /* position among the kernel's statements */
-    Vec vec_buffers;     /* VecBuffer* */
-    Vec decls;           /* const IrStmt*: kernel-level declarations the body reads */
-    Vec params_used;     /* const IrParam*: parameters the body or those declarations read */
+    char *kernel_name; /* the generated __global__ function */
+    int index;         /* position among the kernel's parallel nests */
+    int stmt_index;    /* position among the kernel's statements */
+    Vec vec_buffers;   /* VecBuffer* */
+    Vec decls;         /* const IrStmt*: kernel-level declarations the body reads */
+    Vec params_used;   /* const IrParam*: parameters the body or those declarations read */
 } ParallelPlan;
 
 typedef struct KernelPlan {
     const IrKernel *k;
-    Vec parallels;   /* ParallelPlan* */
-    Vec host_decls;  /* const IrStmt*: declarations the launcher evaluates */
+    Vec parallels;  /* ParallelPlan* */
+    Vec host_decls; /* const IrStmt*: declarations the launcher evaluates */
 } KernelPlan;
 
 typedef struct Plan {

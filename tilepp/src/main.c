@@ -11,22 +11,21 @@
 #include "ir.h"
 #include "util.h"
 
-static const char usage[] =
-    "usage: tilepp [options] file.c\n"
-    "\n"
-    "Translates a C file annotated with '#pragma tile' into CUDA kernels and\n"
-    "host launchers: file.tile.cu and file.tile.h.\n"
-    "\n"
-    "options:\n"
-    "  -o FILE          write the CUDA to FILE (default: <file>.tile.cu here)\n"
-    "  --header FILE    write the launcher header to FILE (default: -o with .h)\n"
-    "  -I DIR, -D NAME[=VALUE], -U NAME, -std=STD\n"
-    "                   as for a C compiler, when parsing the file\n"
-    "  --arch LIST      GPU code paths, comma separated: 80, 90a (default 80,90a)\n"
-    "  --emit cuda|ir   what to write (default cuda; ir goes to -o or stdout)\n"
-    "  -MD, -MF FILE    also write a Make dependency file (default <output>.d)\n"
-    "  --version        print the version\n"
-    "  --help           print this help\n";
+static const char usage[] = "usage: tilepp [options] file.c\n"
+                            "\n"
+                            "Translates a C file annotated with '#pragma tile' into CUDA kernels and\n"
+                            "host launchers: file.tile.cu and file.tile.h.\n"
+                            "\n"
+                            "options:\n"
+                            "  -o FILE          write the CUDA to FILE (default: <file>.tile.cu here)\n"
+                            "  --header FILE    write the launcher header to FILE (default: -o with .h)\n"
+                            "  -I DIR, -D NAME[=VALUE], -U NAME, -std=STD\n"
+                            "                   as for a C compiler, when parsing the file\n"
+                            "  --arch LIST      GPU code paths, comma separated: 80, 90a (default 80,90a)\n"
+                            "  --emit cuda|ir   what to write (default cuda; ir goes to -o or stdout)\n"
+                            "  -MD, -MF FILE    also write a Make dependency file (default <output>.d)\n"
+                            "  --version        print the version\n"
+                            "  --help           print this help\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {

@@ -447,8 +447,9 @@ static bool open_translation_unit(FrontEnd *fe, const ParseOptions *opt)
     const char **args = clang_args(opt, &nargs);
     struct CXUnsavedFile unsaved = {opt->path, fe->text, (unsigned long)fe->len};
     unsigned flags = CXTranslationUnit_DetailedPreprocessingRecord;
-    enum CXErrorCode err = clang_parseTranslationUnit2(fe->index, opt->path, args, nargs, opt->unsaved_text ? &unsaved : NULL,
-                                                       opt->unsaved_text ? 1 : 0, flags, &fe->tu);
+    enum CXErrorCode err =
+        clang_parseTranslationUnit2(fe->index, opt->path, args, nargs, opt->unsaved_text ? &unsaved : NULL,
+                                    opt->unsaved_text ? 1 : 0, flags, &fe->tu);
     if (err != CXError_Success || !fe->tu) {
         error_at((SrcLoc){0}, "could not parse '%s' (libclang error %d)", opt->path, (int)err);
         return false;

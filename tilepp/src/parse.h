@@ -17,11 +17,11 @@
 #include "util.h"
 
 typedef struct ParseOptions {
-    const char *path;          /* the file, as the user named it */
-    const char *const *args;   /* extra compiler flags: -I, -D, -std */
+    const char *path;        /* the file, as the user named it */
+    const char *const *args; /* extra compiler flags: -I, -D, -std */
     int nargs;
-    const char *include_dir;   /* holds tilepp/tile.h; NULL if unknown */
-    const char *unsaved_text;  /* tests: parse this as the file's content */
+    const char *include_dir;  /* holds tilepp/tile.h; NULL if unknown */
+    const char *unsaved_text; /* tests: parse this as the file's content */
 } ParseOptions;
 
 typedef struct Attached {

@@ -1,0 +1,58 @@
+/* build_internal.h — what the files of the IR builder share (build_ir.c,
+ * build_loop.c, build_body.c, affine.c, const_eval.c, build_prelude.c).
+ * Not an interface for other stages: they see build_ir.h. */
+#ifndef TILEPP_BUILD_INTERNAL_H
+#define TILEPP_BUILD_INTERNAL_H
+
+#include "build_ir.h"
+
+/* The direct children of a cursor. */
+typedef struct Children {
+    CXCursor items[64];
+    int n;
+} Children;
+
+/* The state of building one module; the current kernel and nest, if any. */
+typedef struct Builder {
+    FrontEnd *fe;
+    IrModule *m;
+    IrKernel *k;
+    CXCursor kernel_cursor;
+    Vec kernel_locals; /* CXCursor*: VarDecls at kernel level */
+    IrParallel *par;
+    CXCursor loop_vars[IR_MAX_NEST];
+    Vec used_pragmas; /* const Pragma* the builder has honoured */
+} Builder;
+
+Children children_of(CXCursor c);
+enum CXCursorKind kind_of(CXCursor c);
+CXCursor strip(CXCursor c);
+char *spelling(CXCursor c);
+ScalarKind scalar_kind(CXType t, int *size, bool *is_signed);
+IrType ir_type(CXType t);
+void use_pragma(Builder *b, const Pragma *p);
+bool pragma_used(const Builder *b, const Pragma *p);
+SrcLoc loc_of(Builder *b, CXCursor c);
+const IrParam *param_of(Builder *b, CXCursor decl);
+int loop_var_index(Builder *b, CXCursor decl);
+bool is_kernel_local(Builder *b, CXCursor decl);
+
+/* const_eval.c */
+bool clause_int(Builder *b, const PClause *cl, long long lo, long long hi, long long *value);
+
+/* affine.c */
+Affine affine_of(Builder *b, CXCursor e);
+bool const_int(CXCursor e, long long *v);
+bool invariant_decl(Builder *b, CXCursor decl);
+
+/* build_body.c */
+IrCode *build_body(Builder *b, CXCursor body, bool *failed);
+
+/* build_loop.c */
+IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma);
+
+/* build_prelude.c */
+bool build_prelude(Builder *b);
+bool is_const_object(CXType t);
+
+#endif

@@ -1,0 +1,235 @@
+/* build_loop.c — canonical for loops and `#pragma tile parallel` nests. */
+#include "build_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Canonical loops                                                           */
+/* ------------------------------------------------------------------------ */
+
+static bool refers_to(CXCursor ref, CXCursor decl)
+{
+    ref = strip(ref);
+    return kind_of(ref) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(ref), decl);
+}
+
+typedef struct RefScan {
+    CXCursor decl;
+    bool found;
+} RefScan;
+
+static enum CXChildVisitResult scan_ref(CXCursor c, CXCursor parent, CXClientData data)
+{
+    RefScan *s = data;
+    (void)parent;
+    if (kind_of(c) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(c), s->decl)) {
+        s->found = true;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+static bool mentions(CXCursor tree, CXCursor decl)
+{
+    if (refers_to(tree, decl))
+        return true;
+    RefScan s = {decl, false};
+    clang_visitChildren(tree, scan_ref, &s);
+    return s.found;
+}
+
+static bool loop_condition(Builder *b, IrLoop *l, CXCursor var, CXCursor cond)
+{
+    cond = strip(cond);
+    Children ch = children_of(cond);
+    if (kind_of(cond) != CXCursor_BinaryOperator || ch.n != 2)
+        return false;
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(cond);
+    CXCursor bound;
+    if (refers_to(ch.items[0], var))
+        bound = ch.items[1];
+    else if (refers_to(ch.items[1], var)) {
+        bound = ch.items[0];
+        /* `n > i` is `i < n` */
+        if (op == CXBinaryOperator_LT)
+            op = CXBinaryOperator_GT;
+        else if (op == CXBinaryOperator_GT)
+            op = CXBinaryOperator_LT;
+        else if (op == CXBinaryOperator_LE)
+            op = CXBinaryOperator_GE;
+        else if (op == CXBinaryOperator_GE)
+            op = CXBinaryOperator_LE;
+    } else
+        return false;
+    if (op != CXBinaryOperator_LT && op != CXBinaryOperator_LE && op != CXBinaryOperator_GT &&
+        op != CXBinaryOperator_GE)
+        return false;
+    l->inclusive = op == CXBinaryOperator_LE || op == CXBinaryOperator_GE;
+    l->descending = op == CXBinaryOperator_GT || op == CXBinaryOperator_GE;
+    l->hi = fe_cursor_text(b->fe, bound);
+    return *l->hi != '\0';
+}
+
+static bool loop_increment(Builder *b, IrLoop *l, CXCursor var, CXCursor inc)
+{
+    inc = strip(inc);
+    enum CXCursorKind k = kind_of(inc);
+    Children ch = children_of(inc);
+    if (k == CXCursor_UnaryOperator && ch.n == 1 && refers_to(ch.items[0], var)) {
+        enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(inc);
+        bool up = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PreInc;
+        bool down = op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreDec;
+        if (!up && !down)
+            return false;
+        l->step = up ? "1" : "-1";
+        l->step_is_const = true;
+        l->step_const = up ? 1 : -1;
+        return true;
+    }
+    if ((k == CXCursor_CompoundAssignOperator || k == CXCursor_BinaryOperator) && ch.n == 2 &&
+        refers_to(ch.items[0], var)) {
+        enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(inc);
+        CXCursor step = ch.items[1];
+        int sign = 1;
+        if (op == CXBinaryOperator_Assign) {
+            CXCursor rhs = strip(step);
+            Children rc = children_of(rhs);
+            if (kind_of(rhs) != CXCursor_BinaryOperator || rc.n != 2)
+                return false;
+            enum CXBinaryOperatorKind rop = clang_getCursorBinaryOperatorKind(rhs);
+            if (rop == CXBinaryOperator_Add && refers_to(rc.items[0], var))
+                step = rc.items[1];
+            else if (rop == CXBinaryOperator_Add && refers_to(rc.items[1], var))
+                step = rc.items[0];
+            else if (rop == CXBinaryOperator_Sub && refers_to(rc.items[0], var)) {
+                step = rc.items[1];
+                sign = -1;
+            } else
+                return false;
+        } else if (op == CXBinaryOperator_SubAssign)
+            sign = -1;
+        else if (op != CXBinaryOperator_AddAssign)
+            return false;
+        if (mentions(step, var))
+            return false;
+        char *text = fe_cursor_text(b->fe, step);
+        l->step = sign > 0 ? aprintf("(%s)", text) : aprintf("(-(%s))", text);
+        l->step_is_const = const_int(step, &l->step_const);
+        l->step_const *= sign;
+        return true;
+    }
+    return false;
+}
+
+/* Parses `for (T v = lo; v REL hi; v += step)`. */
+static bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXCursor *body_out)
+{
+    Children ch = children_of(loop);
+    l->loc = loc_of(b, loop);
+    if (ch.n != 4)
+        goto fail;
+    CXCursor init = ch.items[0];
+    Children decls = children_of(init);
+    if (kind_of(init) != CXCursor_DeclStmt || decls.n != 1 || kind_of(decls.items[0]) != CXCursor_VarDecl)
+        goto fail;
+    CXCursor var = decls.items[0];
+    Children vch = children_of(var);
+    if (vch.n < 1)
+        goto fail;
+    l->var = spelling(var);
+    l->var_type = ir_type(clang_getCursorType(var));
+    if (l->var_type.kind != SCALAR_INT) {
+        error_at(loc_of(b, var), "the variable of a parallel loop must have an integer type");
+        return false;
+    }
+    l->lo = fe_cursor_text(b->fe, vch.items[vch.n - 1]);
+    if (!loop_condition(b, l, var, ch.items[1]) || !loop_increment(b, l, var, ch.items[2]))
+        goto fail;
+    if (l->step_is_const && (l->step_const == 0 || (l->step_const > 0) == l->descending)) {
+        error_at(l->loc, "the loop's step goes away from its bound: it would never end");
+        return false;
+    }
+    *var_out = var;
+    *body_out = ch.items[3];
+    return true;
+fail:
+    error_at(l->loc, "a parallel loop must have the form 'for (int v = lo; v < hi; v += step)' "
+                     "(also <=, >, >=, ++, --, -=)");
+    return false;
+}
+
+/* The single for loop a body consists of, if it does. */
+static bool only_loop_in(CXCursor body, CXCursor *inner)
+{
+    if (kind_of(body) == CXCursor_ForStmt) {
+        *inner = body;
+        return true;
+    }
+    if (kind_of(body) != CXCursor_CompoundStmt)
+        return false;
+    Children ch = children_of(body);
+    if (ch.n != 1 || kind_of(ch.items[0]) != CXCursor_ForStmt)
+        return false;
+    *inner = ch.items[0];
+    return true;
+}
+
+static bool bounds_mention_outer(Builder *b, CXCursor loop, int depth)
+{
+    Children ch = children_of(loop);
+    for (int i = 0; i < 3 && i < ch.n; i++)
+        for (int d = 0; d < depth; d++)
+            if (mentions(ch.items[i], b->loop_vars[d]))
+                return true;
+    return false;
+}
+
+IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma)
+{
+    IrParallel *par = anew(sizeof *par);
+    par->loc = pragma->loc;
+    par->vector = 1;
+    b->par = par;
+    bool ok = true;
+    const PClause *vec = pragma_clause(pragma, "vector");
+    if (vec) {
+        long long v;
+        par->vector_loc = vec->args[0].loc;
+        if (!eval_pragma_int(b->fe, &vec->args[0], &v))
+            ok = false;
+        else if (v < 1 || v > 16 || (v & (v - 1))) {
+            error_at(vec->args[0].loc, "vector(%lld): the width must be 1, 2, 4, 8 or 16", v);
+            ok = false;
+        } else
+            par->vector = (int)v;
+    }
+    const PClause *red = pragma_clause(pragma, "reduce");
+    if (red) {
+        error_at(red->loc, "reduce(...) is not implemented yet in this version of tilepp");
+        ok = false;
+    }
+    CXCursor body = loop;
+    for (;;) {
+        CXCursor var;
+        if (!canonical_loop(b, loop, &par->loops[par->depth], &var, &body)) {
+            b->par = NULL;
+            return NULL;
+        }
+        b->loop_vars[par->depth++] = var;
+        CXCursor inner;
+        if (par->depth == IR_MAX_NEST || !only_loop_in(body, &inner) || fe_attached_on(b->fe, inner))
+            break;
+        /* Collapse only rectangular, canonical inner loops. */
+        Children ch = children_of(inner);
+        if (ch.n != 4 || bounds_mention_outer(b, inner, par->depth))
+            break;
+        loop = inner;
+    }
+    /* Bounds are evaluated once, before the loop: the body walk refuses writes
+     * to the parameters and kernel-level variables they can read. */
+    bool failed = false;
+    par->body = build_body(b, body, &failed);
+    b->par = NULL;
+    return ok && !failed ? par : NULL;
+}

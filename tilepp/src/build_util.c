@@ -1,0 +1,132 @@
+/* build_util.c — cursor and builder helpers shared by the IR builder. */
+#include "build_internal.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Helpers over libclang cursors                                             */
+/* ------------------------------------------------------------------------ */
+
+static enum CXChildVisitResult push_child(CXCursor c, CXCursor parent, CXClientData data)
+{
+    Children *ch = data;
+    (void)parent;
+    if (ch->n < (int)(sizeof ch->items / sizeof ch->items[0]))
+        ch->items[ch->n++] = c;
+    return CXChildVisit_Continue;
+}
+
+Children children_of(CXCursor c)
+{
+    Children ch = {.n = 0};
+    clang_visitChildren(c, push_child, &ch);
+    return ch;
+}
+
+enum CXCursorKind kind_of(CXCursor c) { return clang_getCursorKind(c); }
+
+/* Strips parentheses and implicit casts (libclang shows those as unexposed). */
+CXCursor strip(CXCursor c)
+{
+    for (;;) {
+        enum CXCursorKind k = kind_of(c);
+        if (k != CXCursor_ParenExpr && k != CXCursor_UnexposedExpr)
+            return c;
+        Children ch = children_of(c);
+        if (ch.n != 1)
+            return c;
+        c = ch.items[0];
+    }
+}
+
+char *spelling(CXCursor c) { return cx_take(clang_getCursorSpelling(c)); }
+
+ScalarKind scalar_kind(CXType t, int *size, bool *is_signed)
+{
+    CXType canon = clang_getCanonicalType(t);
+    *size = (int)clang_Type_getSizeOf(canon);
+    *is_signed = false;
+    switch (canon.kind) {
+    case CXType_Bool:
+        return SCALAR_BOOL;
+    case CXType_Char_S:
+    case CXType_SChar:
+    case CXType_Short:
+    case CXType_Int:
+    case CXType_Long:
+    case CXType_LongLong:
+        *is_signed = true;
+        return SCALAR_INT;
+    case CXType_Char_U:
+    case CXType_UChar:
+    case CXType_UShort:
+    case CXType_UInt:
+    case CXType_ULong:
+    case CXType_ULongLong:
+        return SCALAR_INT;
+    case CXType_Float16:
+    case CXType_Half:
+        return SCALAR_HALF;
+    case CXType_BFloat16:
+        return SCALAR_BF16;
+    case CXType_Float:
+        return SCALAR_FLOAT;
+    case CXType_Double:
+        return SCALAR_DOUBLE;
+    default:
+        /* libclang 19 shows __bf16 as an unexposed type */
+        return strstr(cx_take(clang_getTypeSpelling(canon)), "__bf16") ? SCALAR_BF16 : SCALAR_OTHER;
+    }
+}
+
+IrType ir_type(CXType t)
+{
+    IrType r;
+    r.kind = scalar_kind(t, &r.size, &r.is_signed);
+    r.spelling = cx_take(clang_getTypeSpelling(t));
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The builder                                                               */
+/* ------------------------------------------------------------------------ */
+
+void use_pragma(Builder *b, const Pragma *p) { vec_push(&b->used_pragmas, (void *)p); }
+
+bool pragma_used(const Builder *b, const Pragma *p)
+{
+    for (int i = 0; i < b->used_pragmas.len; i++)
+        if (b->used_pragmas.items[i] == p)
+            return true;
+    return false;
+}
+
+SrcLoc loc_of(Builder *b, CXCursor c) { return fe_cursor_loc(b->fe, c); }
+
+const IrParam *param_of(Builder *b, CXCursor decl)
+{
+    if (!b->k || kind_of(decl) != CXCursor_ParmDecl)
+        return NULL;
+    CXCursor parent = clang_getCursorSemanticParent(decl);
+    if (!clang_equalCursors(parent, b->kernel_cursor))
+        return NULL;
+    return ir_kernel_param(b->k, spelling(decl));
+}
+
+int loop_var_index(Builder *b, CXCursor decl)
+{
+    if (!b->par)
+        return -1;
+    for (int d = 0; d < b->par->depth; d++)
+        if (clang_equalCursors(b->loop_vars[d], decl))
+            return d;
+    return -1;
+}
+
+bool is_kernel_local(Builder *b, CXCursor decl)
+{
+    for (int i = 0; i < b->kernel_locals.len; i++)
+        if (clang_equalCursors(*(CXCursor *)b->kernel_locals.items[i], decl))
+            return true;
+    return false;
+}
