@@ -1,0 +1,11 @@
+// A loop that declares two variables.
+// expect: 9:5: error: a parallel loop must have the form 'for (int v = lo; v < hi; v += step)' (also <=, >, >=, ++, --, -=)
+#include <tilepp/tile.h>
+
+#pragma tile kernel
+void f(int n, float *x)
+{
+#pragma tile parallel
+    for (int i = 0, j = 1; i < n; i++)
+        x[i] = (float)j;
+}

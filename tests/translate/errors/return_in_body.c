@@ -1,0 +1,14 @@
+// return in a parallel body.
+// expect: 11:13: error: 'return' inside a parallel loop: its iterations run independently on different threads
+#include <tilepp/tile.h>
+
+#pragma tile kernel
+void f(int n, float *x)
+{
+#pragma tile parallel
+    for (int i = 0; i < n; i++) {
+        if (x[i] < 0.0f)
+            return;
+        x[i] = 1.0f;
+    }
+}

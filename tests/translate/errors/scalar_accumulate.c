@@ -1,0 +1,12 @@
+// A scalar accumulated without reduce.
+// expect: 11:9: error: 'sum' is assigned in every iteration of a parallel loop, but declared outside it: the iterations would race (declare it inside the loop; a reduction needs reduce(op: sum))
+#include <tilepp/tile.h>
+
+#pragma tile kernel
+void f(int n, const float *a)
+{
+    float sum = 0.0f;
+#pragma tile parallel
+    for (int i = 0; i < n; i++)
+        sum += a[i];
+}

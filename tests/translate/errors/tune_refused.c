@@ -1,0 +1,14 @@
+// '#pragma tile tune' is not implemented yet.
+// expect: 8:1: error: '#pragma tile tune' is not implemented yet in this version of tilepp (it comes with the tile language core: grid, shared, fragment, pipelined, gemm, tune)
+#include <tilepp/tile.h>
+
+enum { V = 4 };
+
+#pragma tile kernel
+#pragma tile tune V(1, 2, 4)
+void f(int n, float *x)
+{
+#pragma tile parallel vector(V)
+    for (int i = 0; i < n; i++)
+        x[i] = 0.0f;
+}
