@@ -28,6 +28,7 @@ typedef tile_bfloat16 bfloat16;
 #else /* C: the CPU reference and the translator's view */
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

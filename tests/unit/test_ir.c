@@ -769,7 +769,7 @@ static void prelude_refuses_mutable_globals_and_undefined_functions(void **state
      * the DeclRefExpr of `ext` and reports the missing definition twice. */
     assert_null(unit_build(src));
     assert_int_equal(diag_error_count(), 2);
-    assert_non_null(strstr(unit_diag(), "unit_input.c:8:16: error: kernels cannot read the global variable 'gain'"));
+    assert_non_null(strstr(unit_diag(), "unit_input.c:8:16: error: kernels cannot use the global variable 'gain'"));
     assert_non_null(
         strstr(unit_diag(), "error: kernels can call only functions defined in this file; 'ext' has no definition"));
 }

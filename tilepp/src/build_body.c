@@ -74,8 +74,12 @@ static void record_access(Walk *w, CXCursor c, const IrParam *p, CXCursor *indic
     vec_push(&w->b->par->accesses, a);
 
     unsigned begin, end;
+    /* Only an access written out in the file is cut out: one that a macro
+     * produces (`BODY(i)`) spans the macro call's text instead. */
+    size_t tlen = strlen(a->text);
+    bool as_written = str_starts_with(a->text, p->name) && tlen && a->text[tlen - 1] == ']';
     bool spliceable = w->code && fe_cursor_range(w->b->fe, c, &begin, &end) && begin >= w->pos && end <= w->end &&
-                      begin < end && !a->nested;
+                      begin < end && !a->nested && as_written;
     if (spliceable) {
         flush_text(w, begin);
         ir_code_add_access(w->code, a);
@@ -112,14 +116,8 @@ static void check_scalar_write(Walk *w, CXCursor ref, Use use)
         else
             error_at(loc,
                      "'%s' is assigned in every iteration of a parallel loop, but declared outside it: the iterations "
-                     "would race (declare it inside the loop; a reduction needs reduce(op: %s))",
-                     name, name);
-        w->failed = true;
-    } else if (kind_of(d) == CXCursor_VarDecl &&
-               kind_of(clang_getCursorSemanticParent(d)) == CXCursor_TranslationUnit) {
-        error_at(loc,
-                 "global variable '%s' is written inside a parallel loop; device code cannot write the CPU's globals",
-                 name);
+                     "would race: declare it inside the loop (reductions, reduce(...), are not implemented yet)",
+                     name);
         w->failed = true;
     }
 }

@@ -8,8 +8,8 @@
 
 /* The direct children of a cursor. */
 typedef struct Children {
-    CXCursor items[64];
-    int n;
+    CXCursor *items; /* arena memory */
+    int n, cap;
 } Children;
 
 /* The state of building one module; the current kernel and nest, if any. */
@@ -38,7 +38,7 @@ int loop_var_index(Builder *b, CXCursor decl);
 bool is_kernel_local(Builder *b, CXCursor decl);
 
 /* const_eval.c */
-bool clause_int(Builder *b, const PClause *cl, long long lo, long long hi, long long *value);
+bool clause_int(Builder *b, const Pragma *p, const PClause *cl, long long lo, long long hi, long long *value);
 
 /* affine.c */
 Affine affine_of(Builder *b, CXCursor e);

@@ -253,7 +253,7 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
     bool ok = true;
     const PClause *threads = pragma_clause(pragma, "threads");
     long long t = 256;
-    if (threads && clause_int(b, threads, 32, 1024, &t)) {
+    if (threads && clause_int(b, pragma, threads, 32, 1024, &t)) {
         if (t % 32) {
             error_at(threads->args[0].loc, "threads(%lld) must be a multiple of 32 (the warp size)", t);
             ok = false;
@@ -285,10 +285,6 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
     Children stmts = children_of(body);
     for (int i = 0; i < stmts.n; i++)
         ok &= build_kernel_stmt(b, stmts.items[i]);
-    if (stmts.n >= (int)(sizeof stmts.items / sizeof stmts.items[0])) {
-        error_at(k->loc, "kernel '%s' has too many top-level statements", k->name);
-        ok = false;
-    }
     bool any_parallel = false;
     for (int i = 0; i < k->stmts.len; i++)
         any_parallel |= ((IrStmt *)k->stmts.items[i])->kind == STMT_PARALLEL;

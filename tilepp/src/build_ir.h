@@ -17,8 +17,9 @@
 IrModule *build_ir(FrontEnd *fe);
 
 /* Evaluates an integer constant expression given as pragma tokens: literals,
- * + - * / % << >> ( ), enum constants, object-like macros and const globals of
- * the file. Returns false (after reporting at arg->loc) if it cannot. */
-bool eval_pragma_int(FrontEnd *fe, const PArg *arg, long long *value);
+ * + - * / % << >> ( ), enum constants, object-like macros (as defined at byte
+ * `at` of the file, where the pragma stands) and const globals of the file.
+ * Returns false (after reporting at arg->loc) if it cannot, or on overflow. */
+bool eval_pragma_int(FrontEnd *fe, const PArg *arg, unsigned at, long long *value);
 
 #endif

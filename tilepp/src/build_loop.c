@@ -122,6 +122,30 @@ static bool loop_increment(Builder *b, IrLoop *l, CXCursor var, CXCursor inc)
     return false;
 }
 
+static enum CXChildVisitResult scan_memory_read(CXCursor c, CXCursor parent, CXClientData data)
+{
+    CXCursor *found = data;
+    (void)parent;
+    enum CXCursorKind k = kind_of(c);
+    if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr ||
+        (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Deref)) {
+        *found = c;
+        return CXChildVisit_Break;
+    }
+    return CXChildVisit_Recurse;
+}
+
+/* The first read of memory through a pointer in an expression or a
+ * declaration, or a null cursor. */
+static CXCursor memory_read_in(CXCursor c)
+{
+    CXCursor found = clang_getNullCursor();
+    scan_memory_read(c, c, &found);
+    if (clang_Cursor_isNull(found))
+        clang_visitChildren(c, scan_memory_read, &found);
+    return found;
+}
+
 /* Parses `for (T v = lo; v REL hi; v += step)`. */
 static bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXCursor *body_out)
 {
@@ -146,6 +170,13 @@ static bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_o
     l->lo = fe_cursor_text(b->fe, vch.items[vch.n - 1]);
     if (!loop_condition(b, l, var, ch.items[1]) || !loop_increment(b, l, var, ch.items[2]))
         goto fail;
+    for (int i = 0; i < 3; i++)
+        if (!clang_Cursor_isNull(memory_read_in(ch.items[i]))) {
+            error_at(loc_of(b, memory_read_in(ch.items[i])),
+                     "the bounds of a parallel loop may not read memory: the launcher evaluates them on the host, "
+                     "before the kernel runs (pass the value as a parameter)");
+            return false;
+        }
     if (l->step_is_const && (l->step_const == 0 || (l->step_const > 0) == l->descending)) {
         error_at(l->loc, "the loop's step goes away from its bound: it would never end");
         return false;
@@ -196,7 +227,7 @@ IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma)
     if (vec) {
         long long v;
         par->vector_loc = vec->args[0].loc;
-        if (!eval_pragma_int(b->fe, &vec->args[0], &v))
+        if (!eval_pragma_int(b->fe, &vec->args[0], pragma->begin_offset, &v))
             ok = false;
         else if (v < 1 || v > 16 || (v & (v - 1))) {
             error_at(vec->args[0].loc, "vector(%lld): the width must be 1, 2, 4, 8 or 16", v);
@@ -207,7 +238,8 @@ IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma)
     const PClause *red = pragma_clause(pragma, "reduce");
     if (red) {
         error_at(red->loc, "reduce(...) is not implemented yet in this version of tilepp");
-        ok = false;
+        b->par = NULL;
+        return NULL; /* its body would only add errors about the reduction variable */
     }
     CXCursor body = loop;
     for (;;) {

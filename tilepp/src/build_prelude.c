@@ -50,11 +50,16 @@ static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
         CXCursor def = clang_getCursorDefinition(d);
         if (clang_Location_isInSystemHeader(clang_getCursorLocation(d)))
             return; /* the C library: CUDA has device versions of the math functions */
-        if (clang_Cursor_isNull(def)) {
-            if (!fe_in_main_file(b->fe, d))
-                return; /* declared in a user header: its definition must come from there */
-            error_at(loc_of(b, user),
-                     "kernels can call only functions defined in this file; '%s' has no definition here", spelling(d));
+        if (clang_Cursor_isNull(def) || !fe_in_main_file(b->fe, def)) {
+            /* tilepp makes the file's own functions device functions; others stay host code */
+            if (clang_Cursor_isNull(def))
+                error_at(loc_of(b, user),
+                         "kernels can call only functions defined in this file; '%s' has no definition here",
+                         spelling(d));
+            else
+                error_at(loc_of(b, user),
+                         "kernels can call only functions defined in this file; '%s' is defined in '%s'", spelling(d),
+                         fe_cursor_loc(b->fe, def).file);
             cl->failed = true;
             return;
         }
@@ -72,8 +77,8 @@ static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
         return; /* a parameter or local of a kernel */
     if (kind_of(top) == CXCursor_VarDecl && !is_const_object(clang_getCursorType(top))) {
         error_at(loc_of(b, user),
-                 "kernels cannot read the global variable '%s': the GPU does not see the CPU's globals; pass it as a "
-                 "parameter or make it const",
+                 "kernels cannot use the global variable '%s': the GPU does not see the CPU's globals; pass it as a "
+                 "parameter (or make it const, if it is a constant)",
                  spelling(top));
         cl->failed = true;
         return;

@@ -1,6 +1,7 @@
 /* build_util.c — cursor and builder helpers shared by the IR builder. */
 #include "build_internal.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -11,14 +12,21 @@ static enum CXChildVisitResult push_child(CXCursor c, CXCursor parent, CXClientD
 {
     Children *ch = data;
     (void)parent;
-    if (ch->n < (int)(sizeof ch->items / sizeof ch->items[0]))
-        ch->items[ch->n++] = c;
+    if (ch->n == ch->cap) {
+        int cap = ch->cap ? ch->cap * 2 : 8;
+        CXCursor *items = anew((size_t)cap * sizeof *items);
+        if (ch->n)
+            memcpy(items, ch->items, (size_t)ch->n * sizeof *items);
+        ch->items = items;
+        ch->cap = cap;
+    }
+    ch->items[ch->n++] = c;
     return CXChildVisit_Continue;
 }
 
 Children children_of(CXCursor c)
 {
-    Children ch = {.n = 0};
+    Children ch = {0};
     clang_visitChildren(c, push_child, &ch);
     return ch;
 }
@@ -79,11 +87,34 @@ ScalarKind scalar_kind(CXType t, int *size, bool *is_signed)
     }
 }
 
+/* Replaces the whole word `from` in s by `to`. */
+static char *replace_word(const char *s, const char *from, const char *to)
+{
+    Str out = {0};
+    size_t n = strlen(from);
+    for (const char *p = s; *p;) {
+        bool word = strncmp(p, from, n) == 0 && (p == s || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+                    !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        if (word) {
+            str_add(&out, to);
+            p += n;
+        } else
+            str_addc(&out, *p++);
+    }
+    return atake(&out);
+}
+
+/* The type as generated code spells it: without the file's typedefs (the
+ * launcher header cannot see them), with tile.h's names for the 16-bit float
+ * types and `bool`, which C (stdbool.h) and C++ both know. */
 IrType ir_type(CXType t)
 {
     IrType r;
     r.kind = scalar_kind(t, &r.size, &r.is_signed);
-    r.spelling = cx_take(clang_getTypeSpelling(t));
+    char *s = cx_take(clang_getTypeSpelling(clang_getCanonicalType(t)));
+    s = replace_word(s, "_Float16", "half");
+    s = replace_word(s, "__bf16", "bfloat16");
+    r.spelling = replace_word(s, "_Bool", "bool");
     return r;
 }
 

@@ -26,33 +26,51 @@ static long long gcd(long long a, long long b)
     return a;
 }
 
-/* Can two accesses with the same coefficients touch the same element from
- * different iterations? They can when, in every dimension, the difference of
- * their constant offsets is a multiple of the gcd of that dimension's
- * coefficients, and the difference is not zero everywhere. */
-static bool conflict_across_iterations(const IrAccess *w, const IrAccess *a, int depth)
+typedef enum { NO_CONFLICT, CONFLICT, MAY_CONFLICT } Conflict;
+
+static bool same_coefs(const Affine *x, const Affine *y, int depth)
+{
+    for (int v = 0; v < depth; v++)
+        if (x->coef[v] != y->coef[v])
+            return false;
+    return true;
+}
+
+/* Can the write `w` and the access `a` touch one element from two different
+ * iterations? Per dimension, coefW . i + offW + rest = coefA . i' + offA + rest
+ * must have an integer solution (the gcd test). With the same coefficients
+ * everywhere the solutions are the iterations a constant distance apart, so a
+ * non-zero distance is a dependence; with different coefficients (a[i] and
+ * a[2 * i], a[i] and a[0], c[i][j] and c[j][i]) solutions with i != i' exist
+ * whenever any exists, also when invariant parts differ (a[i] and
+ * a[n - 1 - i]). With equal coefficients and unequal invariant parts (a[i]
+ * and a[i + n]) the distance is unknown: such pairs are left to the
+ * programmer, as OpenMP leaves them. */
+static Conflict conflict_across_iterations(const IrAccess *w, const IrAccess *a, int depth)
 {
     if (w->ndims != a->ndims)
-        return false;
-    bool differ = false;
+        return NO_CONFLICT;
+    bool all_same = true, distance = false;
     for (int d = 0; d < w->ndims; d++) {
         const Affine *x = &w->index[d], *y = &a->index[d];
-        if (strcmp(x->rest, y->rest) != 0)
-            return false;
-        for (int v = 0; v < depth; v++)
-            if (x->coef[v] != y->coef[v])
-                return false;
-        long long delta = x->offset - y->offset;
-        if (!delta)
-            continue;
+        bool same = same_coefs(x, y, depth);
+        all_same &= same;
+        if (strcmp(x->rest, y->rest) != 0) {
+            if (same)
+                return NO_CONFLICT;
+            continue; /* a[i] and a[n - 1 - i]: solvable for some n, so assume it is */
+        }
         long long g = 0;
         for (int v = 0; v < depth; v++)
-            g = gcd(g, x->coef[v]);
-        if (g == 0 || delta % g)
-            return false;
-        differ = true;
+            g = gcd(gcd(g, x->coef[v]), y->coef[v]);
+        long long delta = y->offset - x->offset;
+        if (g == 0 ? delta != 0 : delta % g != 0)
+            return NO_CONFLICT;
+        distance |= delta != 0;
     }
-    return differ;
+    if (all_same)
+        return distance ? CONFLICT : NO_CONFLICT;
+    return MAY_CONFLICT;
 }
 
 /* The loop variable (if any) that does not appear in any subscript of a write:
@@ -87,17 +105,18 @@ static bool check_parallel(const IrParallel *par)
         }
         for (int j = 0; j < par->accesses.len; j++) {
             const IrAccess *a = par->accesses.items[j];
-            if (a == w || a->buf != w->buf || !affine_all_ok(a))
+            if (a == w || a->buf != w->buf || !affine_all_ok(a) || (a->is_write && j < i))
+                continue; /* a pair of writes is looked at once */
+            Conflict c = conflict_across_iterations(w, a, par->depth);
+            if (c == NO_CONFLICT)
                 continue;
-            if (conflict_across_iterations(w, a, par->depth)) {
-                error_at(a->loc,
-                         "loop-carried dependence: '%s' touches an element that another iteration writes as '%s'; "
-                         "the iterations of a parallel loop must be independent",
-                         a->text, w->text);
-                note_at(w->loc, "the write is here");
-                ok = false;
-                break;
-            }
+            error_at(a->loc,
+                     "loop-carried dependence: '%s' %s an element that another iteration writes as '%s'; the "
+                     "iterations of a parallel loop must be independent",
+                     a->text, c == MAY_CONFLICT ? "may touch" : "touches", w->text);
+            note_at(w->loc, "the write is here");
+            ok = false;
+            break;
         }
     }
     return ok;

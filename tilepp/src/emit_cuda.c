@@ -317,33 +317,90 @@ static const char *strip_static(const char *text, bool is_static)
     return text;
 }
 
-static void put_prelude(Out *o, const IrModule *m)
+/* Does the declaration, before its parameter list, say `inline`? */
+static bool declared_inline(const char *text)
 {
-    if (!m->prelude.len)
-        return;
-    putf(o, "// ---- from %s: what the kernels use ----\n", o->names->source_name);
+    const char *paren = strchr(text, '(');
+    size_t n = paren ? (size_t)(paren - text) : strlen(text);
+    for (const char *p = text; p + 6 <= text + n; p++)
+        if (strncmp(p, "inline", 6) == 0 && (p == text || !isalnum((unsigned char)p[-1])) &&
+            !isalnum((unsigned char)p[6]) && p[6] != '_')
+            return true;
+    return false;
+}
+
+/* `#define NAME ...` -> "NAME" */
+static char *macro_name(const char *text)
+{
+    const char *p = text + strlen("#define");
+    while (*p == ' ' || *p == '\t')
+        p++;
+    const char *end = p;
+    while (isalnum((unsigned char)*end) || *end == '_')
+        end++;
+    return astrndup(p, (size_t)(end - p));
+}
+
+static void put_prelude_item(Out *o, const IrPrelude *p)
+{
+    line_to_source(o, p->loc);
+    switch (p->kind) {
+    case PRELUDE_INCLUDE:
+        putf(o, "%s\n", p->text);
+        break;
+    case PRELUDE_MACRO:
+        /* a redefinition later in the file replaces it here too, from here on */
+        putf(o, "#undef %s\n", macro_name(p->text));
+        line_to_source(o, p->loc);
+        putf(o, "%s\n", p->text);
+        break;
+    case PRELUDE_FUNCTION:
+        /* internal linkage: the CPU reference of the same file may be linked beside it;
+         * inline: a helper the host side does not call draws no unused-function warning */
+        putf(o, "static %s__host__ __device__ %s\n", declared_inline(p->text) ? "" : "inline ",
+             strip_static(p->text, p->is_static));
+        break;
+    case PRELUDE_VARIABLE:
+        putf(o, "static __device__ %s;\n", strip_static(p->text, p->is_static));
+        break;
+    case PRELUDE_DECL:
+        putf(o, "%s;\n", p->text);
+        break;
+    }
+}
+
+static void put_kernel(Out *o, const KernelPlan *kp)
+{
+    line_to_self(o);
+    putf(o, "\n// ==== kernel %s, %s:%d, threads(%d) ====\n\n", kp->k->name, o->names->source_name, kp->k->loc.line,
+         kp->k->threads);
+    for (int j = 0; j < kp->parallels.len; j++)
+        put_parallel_kernel(o, kp->k, kp->parallels.items[j]);
+    put_launcher(o, kp);
+}
+
+/* What the file declares and its kernels, in the file's order, so that each
+ * kernel sees the macros as they are defined where it stands. */
+static void put_body(Out *o, const Plan *plan)
+{
+    const IrModule *m = plan->m;
+    int next = 0;
+    if (m->prelude.len)
+        putf(o, "// ---- from %s: what the kernels use, and the kernels, in its order ----\n", o->names->source_name);
     for (int i = 0; i < m->prelude.len; i++) {
         const IrPrelude *p = m->prelude.items[i];
-        line_to_source(o, p->loc);
-        switch (p->kind) {
-        case PRELUDE_INCLUDE:
-        case PRELUDE_MACRO:
-            putf(o, "%s\n", p->text);
-            break;
-        case PRELUDE_FUNCTION:
-            /* internal linkage: the CPU reference of the same file may be linked beside it */
-            putf(o, "static __host__ __device__ %s\n", strip_static(p->text, p->is_static));
-            break;
-        case PRELUDE_VARIABLE:
-            putf(o, "static __device__ %s;\n", strip_static(p->text, p->is_static));
-            break;
-        case PRELUDE_DECL:
-            putf(o, "%s;\n", p->text);
-            break;
-        }
+        while (next < plan->kernels.len && ((const KernelPlan *)plan->kernels.items[next])->k->loc.line < p->loc.line)
+            put_kernel(o, plan->kernels.items[next++]);
+        put_prelude_item(o, p);
     }
-    line_to_self(o);
-    put(o, "\n");
+    while (next < plan->kernels.len)
+        put_kernel(o, plan->kernels.items[next++]);
+    bool prelude_last =
+        m->prelude.len &&
+        (plan->kernels.len == 0 || ((const IrPrelude *)m->prelude.items[m->prelude.len - 1])->loc.line >
+                                       ((const KernelPlan *)plan->kernels.items[plan->kernels.len - 1])->k->loc.line);
+    if (prelude_last)
+        line_to_self(o);
 }
 
 char *emit_cuda(const Plan *plan, const EmitNames *names)
@@ -361,15 +418,7 @@ char *emit_cuda(const Plan *plan, const EmitNames *names)
     if (m->archs & ARCH_SM90A)
         put(&o, " 90a");
     put(&o, ")\"\n#endif\n\n");
-    put_prelude(&o, m);
-    for (int i = 0; i < plan->kernels.len; i++) {
-        const KernelPlan *kp = plan->kernels.items[i];
-        putf(&o, "// ==== kernel %s, %s:%d, threads(%d) ====\n\n", kp->k->name, names->source_name, kp->k->loc.line,
-             kp->k->threads);
-        for (int j = 0; j < kp->parallels.len; j++)
-            put_parallel_kernel(&o, kp->k, kp->parallels.items[j]);
-        put_launcher(&o, kp);
-    }
+    put_body(&o, plan);
     return atake(&o.s);
 }
 
@@ -405,7 +454,8 @@ char *emit_header(const Plan *plan, const EmitNames *names)
         putf(&o, "%s);\n", k->params.len ? "" : "void");
         putf(&o, "cudaError_t %s_gpu_stream(", k->name);
         put_param_list(&o, k, launcher_param);
-        putf(&o, "%scudaStream_t stream);\n\n", k->params.len ? ", " : "");
+        putf(&o, "%scudaStream_t %s);\n\n", k->params.len ? ", " : "",
+             ir_kernel_param(k, "stream") ? "tile_stream" : "stream");
     }
     put(&o, "#ifdef __cplusplus\n}\n#endif\n\n");
     putf(&o, "#endif /* %s */\n", guard);

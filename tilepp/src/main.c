@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -79,6 +80,23 @@ static const char *option_value(int argc, char **argv, int *i, const char *flag)
     return NULL;
 }
 
+/* -U NAME cancels an earlier -D NAME. Clang does the same when it parses,
+ * but the pragma evaluator looks macros up in the parse's record, which
+ * keeps the definition. */
+static void drop_definitions(Options *opt, const char *name)
+{
+    int kept = 0;
+    size_t n = strlen(name);
+    for (int i = 0; i < opt->nclang_args; i++) {
+        const char *a = opt->clang_args[i];
+        bool defines =
+            str_starts_with(a, "-D") && strncmp(a + 2, name, n) == 0 && (a[2 + n] == '\0' || a[2 + n] == '=');
+        if (!defines)
+            opt->clang_args[kept++] = a;
+    }
+    opt->nclang_args = kept;
+}
+
 int main(int argc, char **argv)
 {
     Options opt = {.emit = EMIT_CUDA, .archs = ARCH_SM80 | ARCH_SM90A};
@@ -124,8 +142,11 @@ int main(int argc, char **argv)
             v = option_value(argc, argv, &i, flag);
             if (!v)
                 status = usage_error("option '%s' needs a value", flag);
-            else
+            else {
+                if (flag[1] == 'U')
+                    drop_definitions(&opt, v);
                 opt.clang_args[opt.nclang_args++] = aprintf("%s%s", flag, v);
+            }
         } else if (str_starts_with(a, "-std=")) {
             opt.clang_args[opt.nclang_args++] = a;
         } else if (a[0] == '-' && a[1]) {
@@ -137,6 +158,11 @@ int main(int argc, char **argv)
     }
     if (!status && !opt.input)
         status = usage_error("%s", "no input file");
+    if (!status && opt.emit == EMIT_CUDA && opt.output && strcmp(opt.output, "-") == 0)
+        status = usage_error("%s", "-o -: only --emit ir can write to standard output (the CUDA comes with a header)");
+    struct stat st;
+    if (!status && stat(opt.input, &st) == 0 && S_ISDIR(st.st_mode))
+        status = usage_error("'%s' is a directory, not a C file", opt.input);
     if (!status) {
         opt.include_dir = find_include_dir();
         status = tilepp_translate(&opt);

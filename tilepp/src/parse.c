@@ -13,6 +13,14 @@ char *cx_take(CXString s)
 
 /* ---- locations ---- */
 
+/* "./x.h" (as clang names a header found next to the file) -> "x.h" */
+static char *tidy_path(char *path)
+{
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    return path;
+}
+
 SrcLoc fe_loc(const FrontEnd *fe, CXSourceLocation loc)
 {
     CXFile file;
@@ -24,7 +32,7 @@ SrcLoc fe_loc(const FrontEnd *fe, CXSourceLocation loc)
     if (clang_File_isEqual(file, fe->file))
         l.file = fe->path;
     else
-        l.file = cx_take(clang_getFileName(file));
+        l.file = tidy_path(cx_take(clang_getFileName(file)));
     return l;
 }
 
@@ -143,7 +151,7 @@ static void add_inclusion(CXFile included, CXSourceLocation *stack, unsigned dep
     (void)stack;
     if (depth == 0)
         return; /* the main file itself is added first */
-    vec_push(&fe->dependencies, cx_take(clang_getFileName(included)));
+    vec_push(&fe->dependencies, tidy_path(cx_take(clang_getFileName(included))));
 }
 
 /* ---- finding pragmas ---- */
@@ -293,13 +301,74 @@ static void find_pragmas(FrontEnd *fe, Vec *pragmas)
         bool is_tile_pragma = text && strcmp(text, "#") == 0 && first_on_line(fe, off) &&
                               is_ident(fe, tv, i + 1, "pragma") && is_ident(fe, tv, i + 2, "tile") &&
                               !line_ends_between(fe, off, token_offset(fe, tv.toks[i + 2]));
+        bool is_directive = text && strcmp(text, "#") == 0 && first_on_line(fe, off);
         if (is_tile_pragma && !in_skipped_range(skipped, fe, off))
             i = take_pragma(fe, tv, i, pragmas);
-        else
+        else if (is_directive && is_ident(fe, tv, i + 1, "undef") && i + 2 < tv.n &&
+                 !in_skipped_range(skipped, fe, off)) {
+            Undef *u = anew(sizeof *u);
+            u->name = token_text(fe, tv.toks[i + 2]);
+            u->offset = off;
+            vec_push(&fe->undefs, u);
+            i += 3;
+        } else
             i++;
     }
     clang_disposeSourceRangeList(skipped);
     clang_disposeTokens(fe->tu, tv.toks, tv.n);
+}
+
+/* A `#pragma tile` in an included (non-system) header would be ignored:
+ * kernels must be in the file tilepp translates. Found by a line scan, which
+ * suffices to refuse; regions the preprocessor skipped are left out. */
+static void refuse_header_pragmas(FrontEnd *fe)
+{
+    for (int i = 1; i < fe->dependencies.len; i++) {
+        const char *path = fe->dependencies.items[i];
+        CXFile file = clang_getFile(fe->tu, path);
+        if (!file || clang_Location_isInSystemHeader(clang_getLocationForOffset(fe->tu, file, 0)))
+            continue;
+        char *text = read_file(path, NULL);
+        if (!text)
+            continue;
+        CXSourceRangeList *skipped = clang_getSkippedRanges(fe->tu, file);
+        int line = 1;
+        for (const char *p = text; *p; line++) {
+            const char *q = p;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            bool hit = *q == '#';
+            if (hit) {
+                q++;
+                while (*q == ' ' || *q == '\t')
+                    q++;
+                hit = strncmp(q, "pragma", 6) == 0;
+                q += hit ? 6 : 0;
+                while (hit && (*q == ' ' || *q == '\t'))
+                    q++;
+                hit = hit && strncmp(q, "tile", 4) == 0 && (q[4] == ' ' || q[4] == '\t' || q[4] == '\n' || !q[4]);
+            }
+            unsigned line_off = (unsigned)(p - text);
+            bool skip = false;
+            for (unsigned r = 0; hit && skipped && r < skipped->count; r++) {
+                unsigned b, e;
+                clang_getExpansionLocation(clang_getRangeStart(skipped->ranges[r]), NULL, NULL, NULL, &b);
+                clang_getExpansionLocation(clang_getRangeEnd(skipped->ranges[r]), NULL, NULL, NULL, &e);
+                skip |= line_off >= b && line_off < e;
+            }
+            if (hit && !skip) {
+                SrcLoc at = {path, line, (int)(strchr(p, '#') - p) + 1};
+                error_at(at, "'#pragma tile' in a header is not supported: kernels must be in the file tilepp "
+                             "translates");
+            }
+            const char *nl = strchr(p, '\n');
+            if (!nl)
+                break;
+            p = nl + 1;
+        }
+        clang_disposeSourceRangeList(skipped);
+        free(text);
+    }
 }
 
 /* ---- attaching pragmas to what follows ---- */
@@ -434,6 +503,12 @@ static void attach_pragmas(FrontEnd *fe, Vec *pragmas)
             pragma_free(p);
             continue;
         }
+        if (fe_pragma_on(fe, next->cursor, p->kind)) {
+            error_at(p->loc, "duplicate '#pragma tile %s' on the same %s", pragma_kind_name(p->kind),
+                     p->kind == PRAGMA_KERNEL || p->kind == PRAGMA_TUNE ? "function" : "statement");
+            pragma_free(p);
+            continue;
+        }
         Attached *a = anew(sizeof *a);
         a->pragma = p;
         a->target = next->cursor;
@@ -489,6 +564,7 @@ FrontEnd *frontend_parse(const ParseOptions *opt)
     Vec pragmas = {0};
     int errors_before = diag_error_count();
     find_pragmas(fe, &pragmas);
+    refuse_header_pragmas(fe);
     attach_pragmas(fe, &pragmas);
     if (diag_error_count() > errors_before) {
         frontend_free(fe);

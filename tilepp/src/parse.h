@@ -29,6 +29,12 @@ typedef struct Attached {
     CXCursor target; /* the statement or declaration the pragma applies to */
 } Attached;
 
+/* An #undef in the main file (libclang keeps no record of them). */
+typedef struct Undef {
+    char *name;
+    unsigned offset;
+} Undef;
+
 typedef struct FrontEnd {
     CXIndex index;
     CXTranslationUnit tu;
@@ -38,6 +44,7 @@ typedef struct FrontEnd {
     size_t len;
     Vec attached;     /* Attached*, in source order */
     Vec dependencies; /* char*: every file the parse read (for -MD) */
+    Vec undefs;       /* Undef*, in source order */
 } FrontEnd;
 
 /* Parses and attaches. On error reports diagnostics and returns NULL. */

@@ -1,6 +1,6 @@
 /* An element accessor macro on the left of the assignment, and a function-like
- * macro in the expression: both keep their meaning on the wide path (c is
- * stored wide; a, read inside a macro argument, may stay scalar). */
+ * macro in the expression: both keep their meaning. Accesses that a macro
+ * produces are not cut out of the text, so c and a move with scalar accesses. */
 #include <tilepp/tile.h>
 
 #define AT(p, i) (p)[i]

@@ -1,5 +1,5 @@
 // A global variable written in a parallel body (one error: it is not read).
-// expect: 12:9: error: global variable 'count' is written inside a parallel loop; device code cannot write the CPU's globals
+// expect: 12:9: error: kernels cannot use the global variable 'count': the GPU does not see the CPU's globals; pass it as a parameter (or make it const, if it is a constant)
 #include <tilepp/tile.h>
 
 int count;

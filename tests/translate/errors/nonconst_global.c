@@ -1,5 +1,5 @@
 // A kernel reading a global that is not const.
-// expect: 12:23: error: kernels cannot read the global variable 'gain': the GPU does not see the CPU's globals; pass it as a parameter or make it const
+// expect: 12:23: error: kernels cannot use the global variable 'gain': the GPU does not see the CPU's globals; pass it as a parameter (or make it const, if it is a constant)
 #include <tilepp/tile.h>
 
 float gain = 2.0f;
