@@ -1,7 +1,7 @@
 /* A macro redefined after the kernel: the kernel body sees SCALE = 2, as C
  * does. The generated prelude must not let the later definition win (it
  * copied both #defines and no #undef, so the GPU multiplied by 3). The PTX
- * check looks for the constant 2.0f (0f40000000) and not 3.0f (0f40400000). */
+ * check makes sure the constant 3.0f (0f40400000) is not there. */
 #include <tilepp/tile.h>
 
 #define SCALE 2.0f
