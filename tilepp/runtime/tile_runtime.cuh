@@ -138,7 +138,7 @@ struct tile_loop {
 };
 
 /* count < 0 marks a loop that would never end (step 0 or away from hi). */
-static inline tile_loop tile_make_loop(long long lo, long long hi, long long step, bool inclusive)
+__host__ __device__ inline tile_loop tile_make_loop(long long lo, long long hi, long long step, bool inclusive)
 {
     tile_loop l = {lo, step, 0};
     if (step > 0) {
@@ -164,6 +164,24 @@ __host__ __device__ __forceinline__ long long tile_div(long long a, long long b)
     if (((unsigned long long)a | (unsigned long long)b) <= 0xffffffffull)
         return (long long)((unsigned)a / (unsigned)b);
     return a / b;
+}
+
+/* The grid iteration of block t of a rows x cols grid. With panel > 0,
+ * blocks go down panels of `panel` rows, column by column, so blocks that run
+ * together share rows of A and columns of B in the L2 cache. */
+__device__ __forceinline__ void tile_grid_index(long long t, long long rows, long long cols, int panel,
+                                                long long *r, long long *c)
+{
+    if (panel <= 0) {
+        *r = t / cols;
+        *c = t - *r * cols;
+        return;
+    }
+    long long per_panel = (long long)panel * cols;
+    long long p = t / per_panel, in = t - p * per_panel;
+    long long height = rows - p * panel < panel ? rows - p * panel : panel;
+    *r = p * panel + in % height;
+    *c = in / height;
 }
 
 /* ---- launching ---- */
@@ -194,6 +212,20 @@ static inline cudaError_t tile_launch(void (*kernel)(Params...), long long total
     config.gridDim = dim3((unsigned)blocks, 1, 1);
     config.blockDim = dim3((unsigned)threads, 1, 1);
     config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+/* Launches exactly `blocks` blocks (a grid nest: one block per iteration)
+ * with `smem` bytes of dynamic shared memory. */
+template <typename... Params, typename... Args>
+static inline cudaError_t tile_launch_blocks(void (*kernel)(Params...), long long blocks, int threads, long long smem,
+                                             cudaStream_t stream, Args... args)
+{
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)blocks, 1, 1);
+    config.blockDim = dim3((unsigned)threads, 1, 1);
+    config.dynamicSmemBytes = (size_t)smem;
     config.stream = stream;
     return cudaLaunchKernelEx(&config, kernel, args...);
 }

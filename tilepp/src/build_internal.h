@@ -50,6 +50,15 @@ IrCode *build_body(Builder *b, CXCursor body, bool *failed);
 
 /* build_loop.c */
 IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma);
+bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXCursor *body_out);
+bool only_loop_in(CXCursor body, CXCursor *inner);
+bool bounds_mention_outer(Builder *b, CXCursor loop, int depth);
+
+/* build_ir.c */
+IrStmt *build_decl_stmt(Builder *b, CXCursor stmt);
+
+/* build_tile.c */
+IrGrid *build_grid(Builder *b, CXCursor loop, const Pragma *pragma);
 
 /* build_prelude.c */
 bool build_prelude(Builder *b);

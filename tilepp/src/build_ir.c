@@ -158,7 +158,7 @@ static enum CXChildVisitResult scan_uses(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Recurse;
 }
 
-static bool build_decl_stmt(Builder *b, CXCursor stmt)
+IrStmt *build_decl_stmt(Builder *b, CXCursor stmt)
 {
     IrStmt *s = anew(sizeof *s);
     s->kind = STMT_DECL;
@@ -176,11 +176,11 @@ static bool build_decl_stmt(Builder *b, CXCursor stmt)
                          "array '%s' at kernel level: arrays in kernels need '#pragma tile shared', 'fragment' or "
                          "'local' (not implemented yet in this version)",
                          spelling(var));
-            return false;
+            return NULL;
         }
         if (clang_Cursor_getStorageClass(var) == CX_SC_Static) {
             error_at(loc_of(b, var), "static variables are not supported in kernels");
-            return false;
+            return NULL;
         }
         vec_push(&s->decl_names, spelling(var));
         CXCursor *saved = anew(sizeof *saved);
@@ -193,12 +193,11 @@ static bool build_decl_stmt(Builder *b, CXCursor stmt)
     unsigned begin, end;
     if (!fe_cursor_range(b->fe, stmt, &begin, &end)) {
         error_at(s->loc, "declarations produced by macros are not supported at kernel level");
-        return false;
+        return NULL;
     }
     s->code = ir_code_new(s->loc);
     ir_code_add_text(s->code, b->fe->text + begin, end - begin);
-    vec_push(&b->k->stmts, s);
-    return true;
+    return s;
 }
 
 static bool build_kernel_stmt(Builder *b, CXCursor stmt)
@@ -217,15 +216,31 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
         vec_push(&b->k->stmts, s);
         return true;
     }
+    if (a && a->pragma->kind == PRAGMA_GRID) {
+        use_pragma(b, a->pragma);
+        IrGrid *grid = build_grid(b, stmt, a->pragma);
+        if (!grid)
+            return false;
+        IrStmt *s = anew(sizeof *s);
+        s->kind = STMT_GRID;
+        s->loc = grid->loc;
+        s->grid = grid;
+        vec_push(&b->k->stmts, s);
+        return true;
+    }
     if (a)
         return false; /* reported as an unimplemented pragma */
-    if (k == CXCursor_DeclStmt)
-        return build_decl_stmt(b, stmt);
+    if (k == CXCursor_DeclStmt) {
+        IrStmt *s = build_decl_stmt(b, stmt);
+        if (s)
+            vec_push(&b->k->stmts, s);
+        return s != NULL;
+    }
     if (k == CXCursor_NullStmt)
         return true;
     error_at(loc_of(b, stmt),
-             "this statement is not inside a '#pragma tile parallel' loop: at the top level of a kernel, this "
-             "version of tilepp accepts scalar declarations and parallel loops");
+             "this statement is not inside a '#pragma tile parallel' or 'grid' loop: at the top level of a kernel, "
+             "this version of tilepp accepts scalar declarations, parallel loops and grids");
     return false;
 }
 
@@ -287,9 +302,10 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
         ok &= build_kernel_stmt(b, stmts.items[i]);
     bool any_parallel = false;
     for (int i = 0; i < k->stmts.len; i++)
-        any_parallel |= ((IrStmt *)k->stmts.items[i])->kind == STMT_PARALLEL;
+        any_parallel |= ((IrStmt *)k->stmts.items[i])->kind != STMT_DECL;
     if (ok && !any_parallel) {
-        error_at(k->loc, "kernel '%s' has no '#pragma tile parallel' loop: nothing to spread over the GPU", k->name);
+        error_at(k->loc, "kernel '%s' has no '#pragma tile parallel' or 'grid' loop: nothing to spread over the GPU",
+                 k->name);
         ok = false;
     }
     vec_push(&b->m->kernels, k);

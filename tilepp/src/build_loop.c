@@ -147,7 +147,7 @@ static CXCursor memory_read_in(CXCursor c)
 }
 
 /* Parses `for (T v = lo; v REL hi; v += step)`. */
-static bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXCursor *body_out)
+bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXCursor *body_out)
 {
     Children ch = children_of(loop);
     l->loc = loc_of(b, loop);
@@ -191,7 +191,7 @@ fail:
 }
 
 /* The single for loop a body consists of, if it does. */
-static bool only_loop_in(CXCursor body, CXCursor *inner)
+bool only_loop_in(CXCursor body, CXCursor *inner)
 {
     if (kind_of(body) == CXCursor_ForStmt) {
         *inner = body;
@@ -206,7 +206,7 @@ static bool only_loop_in(CXCursor body, CXCursor *inner)
     return true;
 }
 
-static bool bounds_mention_outer(Builder *b, CXCursor loop, int depth)
+bool bounds_mention_outer(Builder *b, CXCursor loop, int depth)
 {
     Children ch = children_of(loop);
     for (int i = 0; i < 3 && i < ch.n; i++)

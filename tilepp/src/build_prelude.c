@@ -43,6 +43,12 @@ static CXCursor top_level_of(CXCursor d)
 
 static void close_over(Closure *cl, CXCursor root);
 
+static bool in_tile_header(Builder *b, CXCursor d)
+{
+    const char *file = fe_cursor_loc(b->fe, d).file;
+    return file && (str_ends_with(file, "tilepp/tile.h") || str_ends_with(file, "tilepp/tile_ops.h"));
+}
+
 static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
 {
     Builder *b = cl->b;
@@ -50,6 +56,8 @@ static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
         CXCursor def = clang_getCursorDefinition(d);
         if (clang_Location_isInSystemHeader(clang_getCursorLocation(d)))
             return; /* the C library: CUDA has device versions of the math functions */
+        if (in_tile_header(b, d))
+            return; /* the language's own functions: the device runtime has them */
         if (clang_Cursor_isNull(def) || !fe_in_main_file(b->fe, def)) {
             /* tilepp makes the file's own functions device functions; others stay host code */
             if (clang_Cursor_isNull(def))

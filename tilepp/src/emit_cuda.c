@@ -1,23 +1,17 @@
 #include "emit_cuda.h"
+#include "emit_internal.h"
 
 #include <ctype.h>
 #include <string.h>
 
-typedef struct Out {
-    Str s;
-    int line; /* 1-based number of the line being written */
-    const EmitNames *names;
-} Out;
-
-static void put(Out *o, const char *text)
+void put(Out *o, const char *text)
 {
     for (const char *p = text; *p; p++)
         o->line += *p == '\n';
     str_add(&o->s, text);
 }
 
-static void putf(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(Out *o, const char *fmt, ...)
+void putf(Out *o, const char *fmt, ...)
 {
     Str tmp = {0};
     va_list ap;
@@ -29,15 +23,12 @@ static void putf(Out *o, const char *fmt, ...)
 }
 
 /* #line back to the user's file before user text ... */
-static void line_to_source(Out *o, SrcLoc loc) { putf(o, "#line %d \"%s\"\n", loc.line, o->names->source_name); }
+void line_to_source(Out *o, SrcLoc loc) { putf(o, "#line %d \"%s\"\n", loc.line, o->names->source_name); }
 
 /* ... and back to the generated file after it. */
-static void line_to_self(Out *o) { putf(o, "#line %d \"%s\"\n", o->line + 1, o->names->cu_name); }
+void line_to_self(Out *o) { putf(o, "#line %d \"%s\"\n", o->line + 1, o->names->cu_name); }
 
-static const char *unqualified(const char *spelling)
-{
-    return str_starts_with(spelling, "const ") ? spelling + 6 : spelling;
-}
+const char *unqualified(const char *spelling) { return str_starts_with(spelling, "const ") ? spelling + 6 : spelling; }
 
 /* ------------------------------------------------------------------------ */
 /* Parameters                                                                */
@@ -46,27 +37,27 @@ static const char *unqualified(const char *spelling)
 static bool is_view(const IrParam *p) { return p->kind == PARAM_BUFFER && p->buf->rank >= 2; }
 
 /* The launcher's (and the C header's) form of a parameter. */
-static char *launcher_param(const IrParam *p)
+char *launcher_param(const IrParam *p)
 {
     if (p->kind == PARAM_SCALAR)
         return aprintf("%s %s", p->type.spelling, p->name);
     return aprintf("%s *%s", p->buf->elem.spelling, p->name);
 }
 
-static char *kernel_param(const IrParam *p)
+char *kernel_param(const IrParam *p)
 {
     if (is_view(p))
         return aprintf("%s *tile_p_%s", p->buf->elem.spelling, p->name);
     return launcher_param(p);
 }
 
-static void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *))
+void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *))
 {
     for (int i = 0; i < k->params.len; i++)
         putf(o, "%s%s", i ? ", " : "", form(k->params.items[i]));
 }
 
-static void put_arg_names(Out *o, const IrKernel *k)
+void put_arg_names(Out *o, const IrKernel *k)
 {
     for (int i = 0; i < k->params.len; i++)
         putf(o, "%s%s", i ? ", " : "", ((const IrParam *)k->params.items[i])->name);
@@ -103,7 +94,7 @@ static const VecBuffer *vec_buffer_of(const ParallelPlan *pp, const IrBuffer *bu
 
 /* User code; accesses of vectorised buffers become register reads/writes when
  * `pp` is given (the wide path), and stay as written otherwise. */
-static void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement)
+void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement)
 {
     line_to_source(o, code->loc);
     for (int c = 1; c < code->loc.col; c++)
@@ -126,13 +117,13 @@ static void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool st
 /* Kernels                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static void put_decls(Out *o, const Vec *decls)
+void put_decls(Out *o, const Vec *decls)
 {
     for (int i = 0; i < decls->len; i++)
         put_code(o, ((const IrStmt *)decls->items[i])->code, NULL, false);
 }
 
-static void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent)
+void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent)
 {
     putf(o, "%s[[maybe_unused]] const %s %s = (%s)(tile_l%d.lo + (%s) * tile_l%d.step);\n", indent,
          unqualified(l->var_type.spelling), l->var, unqualified(l->var_type.spelling), d, k_expr, d);
@@ -296,8 +287,14 @@ static void put_launcher(Out *o, const KernelPlan *kp)
     put(o, "    cudaError_t tile_err = tile_check_device();\n    if (tile_err != cudaSuccess)\n        return "
            "tile_err;\n");
     put_decls(o, &kp->host_decls);
-    for (int i = 0; i < kp->parallels.len; i++)
-        put_launch(o, k, kp->parallels.items[i]);
+    for (int j = 0; j < k->stmts.len; j++) { /* in the kernel's order: each sees what the last wrote */
+        for (int i = 0; i < kp->parallels.len; i++)
+            if (((const ParallelPlan *)kp->parallels.items[i])->stmt_index == j)
+                put_launch(o, k, kp->parallels.items[i]);
+        for (int i = 0; i < kp->grids.len; i++)
+            if (((const GridPlan *)kp->grids.items[i])->stmt_index == j)
+                put_grid_launch(o, k, kp->grids.items[i]);
+    }
     put(o, "    return cudaSuccess;\n}\n\n");
     putf(o, "extern \"C\" cudaError_t %s_gpu(", k->name);
     put_param_list(o, k, launcher_param);
@@ -376,6 +373,8 @@ static void put_kernel(Out *o, const KernelPlan *kp)
          kp->k->threads);
     for (int j = 0; j < kp->parallels.len; j++)
         put_parallel_kernel(o, kp->k, kp->parallels.items[j]);
+    for (int j = 0; j < kp->grids.len; j++)
+        put_grid_kernel(o, kp->k, kp->grids.items[j]);
     put_launcher(o, kp);
 }
 
@@ -403,6 +402,14 @@ static void put_body(Out *o, const Plan *plan)
         line_to_self(o);
 }
 
+static bool uses_tiles(const Plan *plan)
+{
+    for (int i = 0; i < plan->kernels.len; i++)
+        if (((const KernelPlan *)plan->kernels.items[i])->grids.len)
+            return true;
+    return false;
+}
+
 char *emit_cuda(const Plan *plan, const EmitNames *names)
 {
     Out o = {{0}, 1, names};
@@ -410,6 +417,8 @@ char *emit_cuda(const Plan *plan, const EmitNames *names)
     putf(&o, "// Generated by tilepp %s from %s. Do not edit: edit %s and translate again.\n", TILEPP_VERSION,
          names->source_name, names->source_name);
     put(&o, "#include <tilepp/tile.h>\n");
+    if (uses_tiles(plan))
+        put(&o, "#include <tilepp/tile_mma_sm80.cuh>\n");
     putf(&o, "#include \"%s\"\n\n", names->header_name);
     put(&o, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n");
     putf(&o, "#error \"tilepp: %s was translated for sm_80 and newer (--arch", names->source_name);

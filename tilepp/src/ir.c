@@ -135,6 +135,64 @@ static void dump_parallel(FILE *out, const IrParallel *par)
     dump_code(out, par->body, "      ");
 }
 
+static const char *tile_op_name(const IrTileOp *op)
+{
+    static const char *names[] = {"clear", "fill", "load", "store", "copy", "gemm"};
+    return names[op->kind];
+}
+
+static void dump_block(FILE *out, const Vec *body, const char *indent)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        switch (s->kind) {
+        case STMT_TILE_DECL: {
+            const IrBuffer *t = s->tile;
+            fprintf(out, "%stile %s %s %s", indent, space_name(t->space), t->elem.spelling, t->name);
+            for (int d = 0; d < t->rank; d++)
+                fprintf(out, "[%lld]", t->dims[d]);
+            fputc('\n', out);
+            break;
+        }
+        case STMT_TILE_OP: {
+            const IrTileOp *op = s->op;
+            fprintf(out, "%s%s", indent, tile_op_name(op));
+            if (op->kind == TILE_GEMM)
+                fprintf(out, "%s%s %s %s %s", op->a_trans ? " A^T" : "", op->b_trans ? " B^T" : "", op->a->name,
+                        op->b->name, op->c->name);
+            else if (op->kind == TILE_LOAD || op->kind == TILE_STORE)
+                fprintf(out, " %s %s (%s, %s) in %s x %s", op->kind == TILE_LOAD ? op->dst->name : op->src->name,
+                        op->mat.buf->name, op->r0, op->c0, op->rows ? op->rows : "?", op->cols ? op->cols : "?");
+            else
+                fprintf(out, " %s%s%s", op->dst->name, op->value ? " = " : "", op->value ? op->value : "");
+            fputc('\n', out);
+            break;
+        }
+        case STMT_PIPELINED:
+            fprintf(out, "%spipelined stages(%d) %s: %s .. %s step %s\n", indent, s->pipe->stages, s->pipe->loop.var,
+                    s->pipe->loop.lo, s->pipe->loop.hi, s->pipe->loop.step);
+            dump_block(out, &s->pipe->body, "        ");
+            break;
+        case STMT_DECL:
+            dump_code(out, s->code, indent);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static void dump_grid(FILE *out, const IrGrid *g)
+{
+    fprintf(out, "    grid swizzle(%d) line %d\n", g->swizzle, g->loc.line);
+    for (int d = 0; d < g->depth; d++) {
+        const IrLoop *l = &g->loops[d];
+        fprintf(out, "      block loop %s %s: %s .. %s%s step %s\n", l->var_type.spelling, l->var, l->lo,
+                l->inclusive ? "inclusive " : "", l->hi, l->step);
+    }
+    dump_block(out, &g->body, "      ");
+}
+
 void ir_dump(FILE *out, const IrModule *m)
 {
     fprintf(out, "module %s\n", m->source_path);
@@ -162,6 +220,10 @@ void ir_dump(FILE *out, const IrModule *m)
         }
         for (int j = 0; j < k->stmts.len; j++) {
             const IrStmt *s = k->stmts.items[j];
+            if (s->kind == STMT_GRID) {
+                dump_grid(out, s->grid);
+                continue;
+            }
             if (s->kind == STMT_DECL) {
                 fprintf(out, "    decl");
                 for (int n = 0; n < s->decl_names.len; n++)

@@ -51,7 +51,8 @@ typedef struct IrBuffer {
     IrType elem;
     bool is_const;
     int rank;
-    char *extents[IR_MAX_RANK]; /* C text per dimension; [0] may be NULL */
+    char *extents[IR_MAX_RANK];  /* C text per dimension; [0] may be NULL */
+    long long dims[IR_MAX_RANK]; /* tiles: the constant extents */
     BufferSpace space;
     SrcLoc loc;
 } IrBuffer;
@@ -133,12 +134,72 @@ typedef struct IrParallel {
     SrcLoc loc;   /* of the pragma */
 } IrParallel;
 
+/* ---- tiles ----
+ * Inside a `#pragma tile grid` nest each iteration is one thread block, which
+ * works on tiles: shared-memory and register (fragment) buffers, moved and
+ * combined by tile operations, the calls of tile.h. */
+
 typedef enum {
-    STMT_DECL,     /* a scalar declaration at kernel level */
-    STMT_PARALLEL, /* a parallel loop nest */
+    TILE_CLEAR, /* tile_clear(t) */
+    TILE_FILL,  /* tile_fill(t, v) */
+    TILE_LOAD,  /* tile_load(dst tile, src matrix, r0, c0 [, rows, cols]) */
+    TILE_STORE, /* tile_store(dst matrix, src tile, r0, c0 [, rows, cols]) */
+    TILE_COPY,  /* tile_copy(dst, src) */
+    TILE_GEMM,  /* tile_gemm[_nt|_tn|_tt](A, B, C): C += op(A) op(B) */
+} TileOpKind;
+
+/* A matrix operand in global memory: a buffer parameter, or a 2-D slice of
+ * one (`Q[b][h]` of `Q[B][H][S][D]`), with its leading indices as C text. */
+typedef struct IrMatrix {
+    IrBuffer *buf;
+    char *lead[IR_MAX_RANK]; /* the subscripts that select the slice */
+    int nlead;
+} IrMatrix;
+
+typedef struct IrTileOp {
+    TileOpKind kind;
+    IrBuffer *dst, *src;   /* tiles (LOAD: dst; STORE: src; COPY: both) */
+    IrMatrix mat;          /* LOAD: the source; STORE: the destination */
+    char *r0, *c0;         /* LOAD/STORE: the tile's origin in the matrix (C text) */
+    char *rows, *cols;     /* LOAD/STORE: the matrix's extent (C text); NULL: 4-argument form */
+    char *value;           /* FILL: the value (C text) */
+    IrBuffer *a, *b, *c;   /* GEMM */
+    bool a_trans, b_trans; /* GEMM: _tn / _nt / _tt */
+    char *policy;          /* GEMM: warp arrangement from `#pragma tile gemm policy(...)`, or NULL */
+    SrcLoc loc;
+} IrTileOp;
+
+typedef struct IrStmt IrStmt;
+
+/* `#pragma tile pipelined stages(S)`: a loop whose tile loads for iteration
+ * k + S - 1 are in flight while iteration k computes. */
+typedef struct IrPipelined {
+    IrLoop loop;
+    int stages;
+    Vec body; /* IrStmt*: tile operations */
+    SrcLoc loc;
+} IrPipelined;
+
+/* `#pragma tile grid [swizzle(P)]`: one thread block per iteration. */
+typedef struct IrGrid {
+    IrLoop loops[IR_MAX_NEST];
+    int depth;
+    int swizzle; /* L2 panel height in blocks; 0: plain order */
+    Vec body;    /* IrStmt* */
+    Vec tiles;   /* IrBuffer*: its shared and fragment buffers */
+    SrcLoc loc;
+} IrGrid;
+
+typedef enum {
+    STMT_DECL,      /* a scalar declaration */
+    STMT_PARALLEL,  /* a parallel loop nest */
+    STMT_GRID,      /* a grid of thread blocks */
+    STMT_TILE_DECL, /* a shared / fragment / local buffer */
+    STMT_TILE_OP,   /* a tile operation */
+    STMT_PIPELINED, /* a software-pipelined loop */
 } IrStmtKind;
 
-typedef struct IrStmt {
+struct IrStmt {
     IrStmtKind kind;
     SrcLoc loc;
     IrCode *code;      /* STMT_DECL: the declaration text */
@@ -146,7 +207,11 @@ typedef struct IrStmt {
     Vec decl_uses;     /* STMT_DECL: names of params/locals its initializers read (char*) */
     bool reads_memory; /* STMT_DECL: dereferences a pointer or buffer */
     IrParallel *par;   /* STMT_PARALLEL */
-} IrStmt;
+    IrGrid *grid;      /* STMT_GRID */
+    IrBuffer *tile;    /* STMT_TILE_DECL */
+    IrTileOp *op;      /* STMT_TILE_OP */
+    IrPipelined *pipe; /* STMT_PIPELINED */
+};
 
 typedef struct IrKernel {
     char *name;

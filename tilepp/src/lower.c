@@ -100,10 +100,10 @@ static void plan_vectors(ParallelPlan *pp)
                    par->vector, inner->var, par->vector);
 }
 
-static bool bounds_mention(const IrParallel *par, const char *name)
+static bool loops_mention(const IrLoop *loops, int depth, const char *name)
 {
-    for (int d = 0; d < par->depth; d++) {
-        const IrLoop *l = &par->loops[d];
+    for (int d = 0; d < depth; d++) {
+        const IrLoop *l = &loops[d];
         if (text_mentions(l->lo, name) || text_mentions(l->hi, name) || text_mentions(l->step, name))
             return true;
     }
@@ -136,8 +136,12 @@ static bool plan_host_decls(KernelPlan *kp)
         bool used = decl_needed(s, &needed);
         for (int j = i + 1; j < k->stmts.len && !used; j++) {
             const IrStmt *later = k->stmts.items[j];
-            for (int n = 0; later->kind == STMT_PARALLEL && n < s->decl_names.len; n++)
-                used |= bounds_mention(later->par, s->decl_names.items[n]);
+            for (int n = 0; n < s->decl_names.len; n++) {
+                if (later->kind == STMT_PARALLEL)
+                    used |= loops_mention(later->par->loops, later->par->depth, s->decl_names.items[n]);
+                if (later->kind == STMT_GRID)
+                    used |= loops_mention(later->grid->loops, later->grid->depth, s->decl_names.items[n]);
+            }
         }
         if (!used)
             continue;
@@ -205,6 +209,12 @@ Plan *lower_module(const IrModule *m)
         kp->k = m->kernels.items[i];
         for (int j = 0; j < kp->k->stmts.len; j++) {
             const IrStmt *s = kp->k->stmts.items[j];
+            if (s->kind == STMT_GRID) {
+                GridPlan *gp = lower_grid(kp->k, j, m->archs);
+                if (gp)
+                    vec_push(&kp->grids, gp);
+                ok &= gp != NULL;
+            }
             if (s->kind != STMT_PARALLEL)
                 continue;
             ParallelPlan *pp = anew(sizeof *pp);

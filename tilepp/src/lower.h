@@ -32,9 +32,29 @@ typedef struct ParallelPlan {
     Vec params_used;   /* const IrParam*: parameters the body or those declarations read */
 } ParallelPlan;
 
+/* A shared tile in the block's dynamic shared memory: `stages` copies when
+ * a pipelined loop loads it, one otherwise. */
+typedef struct SharedPlan {
+    const IrBuffer *buf;
+    int stages;
+    long long offset, bytes; /* bytes: one copy */
+} SharedPlan;
+
+/* A grid: one __global__ function, one thread block per iteration of its nest. */
+typedef struct GridPlan {
+    const IrGrid *grid;
+    char *kernel_name;
+    int stmt_index;
+    Vec shared; /* SharedPlan* */
+    long long smem_bytes;
+    int warps_m, warps_n; /* how the warps share the block's fragments */
+    Vec decls;            /* const IrStmt*: kernel-level declarations the block reads */
+} GridPlan;
+
 typedef struct KernelPlan {
     const IrKernel *k;
     Vec parallels;  /* ParallelPlan* */
+    Vec grids;      /* GridPlan* */
     Vec host_decls; /* const IrStmt*: declarations the launcher evaluates */
 } KernelPlan;
 
@@ -45,6 +65,10 @@ typedef struct Plan {
 
 /* NULL after reporting an error. */
 Plan *lower_module(const IrModule *m);
+
+/* lower_tile.c: the plan of a grid, or NULL after reporting why it cannot run. */
+GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs);
+const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf);
 
 /* True if `text` contains `name` as a whole identifier. */
 bool text_mentions(const char *text, const char *name);

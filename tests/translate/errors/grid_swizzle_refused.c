@@ -1,5 +1,5 @@
-// '#pragma tile grid' is not implemented yet.
-// expect: 8:1: error: '#pragma tile grid' is not implemented yet in this version of tilepp (it comes with the tile language core: grid, shared, fragment, pipelined, gemm, tune)
+// A grid block holding plain code (with swizzle) is refused.
+// expect: 10:9: error: in a '#pragma tile grid' block this version of tilepp accepts tile declarations, tile operations, scalar declarations and one pipelined loop
 #include <tilepp/tile.h>
 
 #pragma tile kernel

@@ -1,5 +1,5 @@
 // A kernel whose loop is not annotated.
-// expect: 8:5: error: this statement is not inside a '#pragma tile parallel' loop: at the top level of a kernel, this version of tilepp accepts scalar declarations and parallel loops
+// expect: 8:5: error: this statement is not inside a '#pragma tile parallel' or 'grid' loop: at the top level of a kernel, this version of tilepp accepts scalar declarations, parallel loops and grids
 #include <tilepp/tile.h>
 
 #pragma tile kernel

@@ -1,5 +1,5 @@
 // A kernel with no parallel loop.
-// expect: 6:6: error: kernel 'f' has no '#pragma tile parallel' loop: nothing to spread over the GPU
+// expect: 6:6: error: kernel 'f' has no '#pragma tile parallel' or 'grid' loop: nothing to spread over the GPU
 #include <tilepp/tile.h>
 
 #pragma tile kernel

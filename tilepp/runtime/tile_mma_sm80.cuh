@@ -1,0 +1,519 @@
+/* tile_mma_sm80.cuh — tensor-core GEMM building blocks for the sm_80 path.
+ *
+ * The translator composes these into a multi-stage GEMM mainloop:
+ *
+ *   smem_tile   a row-major tile in shared memory whose 16-byte chunks are
+ *               XOR-swizzled, so that cp.async stores and ldmatrix loads are
+ *               free of bank conflicts;
+ *   load_async  the whole block copies a tile of a global matrix into one
+ *               (cp.async, zero fill past the matrix edge, any alignment);
+ *   commit/wait cp.async groups, one group per pipeline stage;
+ *   accum       a BM x BN fp32 accumulator spread over the warps' registers
+ *               in the layout of mma.sync m16n8k16;
+ *   mma         C += A * B from two shared-memory tiles (ldmatrix, mma.sync);
+ *   store       the accumulator to a global matrix, converted, bounds-checked.
+ *
+ * The code runs on sm_80 and newer (sm_90 included). Plain cp.async, ldmatrix
+ * and mma.sync have no wrapper in CCCL's cuda::ptx, so they are inline PTX
+ * here, each in one small function.
+ *
+ * Conventions: blocks are one-dimensional (threadIdx.x) and every thread of
+ * the block calls load_async, mma and store with the same arguments. Element
+ * types are 16-bit floats: tile_half / tile_bfloat16 (tile_runtime.cuh) or
+ * CUDA's __half / __nv_bfloat16, which have the same layout. */
+#ifndef TILEPP_TILE_MMA_SM80_CUH
+#define TILEPP_TILE_MMA_SM80_CUH
+
+#include "tile_runtime.cuh"
+
+namespace tile80 {
+
+/* ---- element types ---- */
+
+template <typename T> struct element;
+template <> struct element<tile_half> { static constexpr bool bf16 = false; };
+template <> struct element<__half> { static constexpr bool bf16 = false; };
+template <> struct element<tile_bfloat16> { static constexpr bool bf16 = true; };
+template <> struct element<__nv_bfloat16> { static constexpr bool bf16 = true; };
+
+/* ---- PTX ---- */
+namespace ptx {
+
+__device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
+
+/* cp.async of 16 bytes, cached in L2 only (.cg), with a hint to fetch the
+ * whole 128-byte L2 line, which the neighbouring threads read too. */
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
+/* The same, reading only `src_bytes` (0..16) and zero-filling the rest. */
+__device__ __forceinline__ void cp_async_16_zfill(uint32_t dst, const void *src, int src_bytes)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+
+/* 4-byte cp.async (only .ca exists for sizes below 16), zero-filling. */
+__device__ __forceinline__ void cp_async_4_zfill(uint32_t dst, const void *src, int src_bytes)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+
+/* Four 8x8 matrices of 16-bit elements; lane i gives the address of row i%8
+ * of matrix i/8 and receives, in r[j], its two elements of matrix j. */
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* The same, each matrix transposed on the way. */
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* d += a * b, one m16n8k16 product with fp32 accumulators. */
+template <bool BF16>
+__device__ __forceinline__ void mma_16816(float *d, const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+    if constexpr (BF16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+} // namespace ptx
+
+/* ---- shared-memory tiles ----
+ * ROWS x COLS elements, row-major, in 16-byte chunks of 8 elements. The chunk
+ * index inside a row is XORed with a function of the row so that any 8
+ * consecutive rows read at the same column (one ldmatrix phase) and any 8
+ * consecutive chunks written by 8 threads (one cp.async phase) fall into the
+ * 8 different 16-byte slots of a 128-byte bank line:
+ *   rows of 128 bytes or more: chunk ^ (row % 8), a permutation of each
+ *                              aligned group of 8 chunks;
+ *   rows of 64 bytes:          chunk ^ (row / 2 % 4); two rows share a line.
+ * The tile's base must be 128-byte aligned (so that bank lines line up). */
+template <typename T, int ROWS, int COLS> struct smem_tile {
+    static_assert(sizeof(T) == 2, "tile80: 16-bit element types only");
+    static constexpr int rows = ROWS, cols = COLS;
+    static constexpr int ELEMS_PER_CHUNK = 16 / (int)sizeof(T);
+    static constexpr int CHUNKS_PER_ROW = COLS / ELEMS_PER_CHUNK;
+    static constexpr int ROW_BYTES = COLS * (int)sizeof(T);
+    static_assert(ROWS > 0 && ROW_BYTES % 64 == 0, "tile80: a tile row must be a multiple of 64 bytes");
+    static_assert(ROW_BYTES >= 128 || ROWS % 2 == 0, "tile80: 64-byte rows come in pairs");
+    static constexpr int bytes = ROWS * COLS * (int)sizeof(T);
+
+    T *ptr;
+
+    static __host__ __device__ constexpr int swizzle(int row) { return ROW_BYTES >= 128 ? (row & 7) : ((row >> 1) & 3); }
+    /* Byte offset of the 16-byte chunk `chunk` of row `row`. */
+    static __host__ __device__ constexpr uint32_t chunk_offset(int row, int chunk)
+    {
+        return (uint32_t)(row * ROW_BYTES + ((chunk ^ swizzle(row)) << 4));
+    }
+    /* Element (r, c), for code that reads or writes the tile one element at a time. */
+    __device__ T &operator()(int r, int c) const
+    {
+        char *p = reinterpret_cast<char *>(ptr) + chunk_offset(r, c / ELEMS_PER_CHUNK);
+        return reinterpret_cast<T *>(p)[c % ELEMS_PER_CHUNK];
+    }
+};
+
+/* Bytes a ROWS x COLS tile needs; a multiple of 128, so tiles laid out one
+ * after another in a 128-byte aligned buffer all stay aligned. */
+template <typename T, int ROWS, int COLS> __host__ __device__ constexpr int smem_bytes()
+{
+    return smem_tile<T, ROWS, COLS>::bytes;
+}
+
+/* ---- asynchronous tile loads ----
+ * Copies rows [r0, r0+ROWS) x cols [c0, c0+COLS) of the rows x cols row-major
+ * matrix `src` (leading dimension ld) into dst; what lies outside the matrix
+ * reads as 0. One of three copies, chosen for the whole tile (the choice is
+ * the same in every thread):
+ *   16-byte cp.async  when src, ld and c0 keep every 16-byte chunk aligned
+ *                     (the usual case); src-size shrinks at the matrix edge;
+ *   4-byte cp.async   when they keep element pairs 4-byte aligned;
+ *   element copies    otherwise (e.g. an odd K), through registers with
+ *                     ordinary shared stores. These are complete when the call
+ *                     returns; the __syncthreads that follows wait() makes
+ *                     them visible like the cp.async ones. */
+template <int THREADS, int ALIGN = 0, typename T, int ROWS, int COLS>
+__device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T *src, long long ld, long long r0,
+                                           long long c0, long long rows, long long cols)
+{
+    typedef smem_tile<T, ROWS, COLS> tile;
+    constexpr int EPC = tile::ELEMS_PER_CHUNK, CPR = tile::CHUNKS_PER_ROW, CHUNKS = ROWS * CPR;
+    constexpr int ITERS = (CHUNKS + THREADS - 1) / THREADS;
+    constexpr bool EXACT = CHUNKS % THREADS == 0;
+    const int tid = threadIdx.x;
+    const uint32_t sbase = ptx::smem_addr(dst.ptr);
+    static_assert(ALIGN == 0 || ALIGN == 4 || ALIGN == 16, "tile80::load_async: ALIGN is 0, 4 or 16");
+    const unsigned align = ALIGN == 16 ? 0u
+                           : (unsigned)((uintptr_t)src | (uintptr_t)ld * sizeof(T) | (uintptr_t)c0 * sizeof(T)) &
+                                 (ALIGN == 4 ? 12u : 15u);
+
+    if (align == 0 && r0 + ROWS <= rows && c0 + COLS <= cols) {
+        /* The tile lies inside the matrix: no checks at all. */
+        if constexpr (THREADS % CPR == 0) {
+            /* Each thread copies one column of chunks, every RSTEP-th row:
+             * one running pointer, and shared offsets that differ by
+             * constants when RSTEP keeps the swizzle (a multiple of 8 rows). */
+            constexpr int RSTEP = THREADS / CPR;
+            const int r = tid / CPR, c = tid % CPR;
+            const T *g = src + (r0 + r) * ld + c0 + c * EPC;
+            const long long step = RSTEP * ld;
+#pragma unroll
+            for (int i = 0; i < ITERS; i++) {
+                if (EXACT || tid + i * THREADS < CHUNKS) {
+                    const uint32_t d = RSTEP % 8 == 0 ? sbase + tile::chunk_offset(r, c) + i * RSTEP * tile::ROW_BYTES
+                                                     : sbase + tile::chunk_offset(r + i * RSTEP, c);
+                    ptx::cp_async_16(d, g);
+                }
+                g += step;
+            }
+        } else {
+            const T *base = src + r0 * ld + c0;
+#pragma unroll
+            for (int i = 0; i < ITERS; i++) {
+                const int idx = tid + i * THREADS;
+                if (EXACT || idx < CHUNKS) {
+                    const int r = idx / CPR, c = idx % CPR;
+                    ptx::cp_async_16(sbase + tile::chunk_offset(r, c), base + r * ld + c * EPC);
+                }
+            }
+        }
+    } else if (align == 0) {
+        /* At the edge: each chunk reads the elements that exist. */
+#pragma unroll
+        for (int i = 0; i < ITERS; i++) {
+            const int idx = tid + i * THREADS;
+            if (EXACT || idx < CHUNKS) {
+                const int r = idx / CPR, c = idx % CPR;
+                const long long gr = r0 + r, gc = c0 + (long long)c * EPC;
+                const long long left = gr < rows ? cols - gc : 0;
+                const int n = left <= 0 ? 0 : left >= EPC ? EPC : (int)left;
+                const T *g = n > 0 ? src + gr * ld + gc : src;
+                ptx::cp_async_16_zfill(sbase + tile::chunk_offset(r, c), g, n * (int)sizeof(T));
+            }
+        }
+    } else if ((align & 3) == 0) {
+        /* Element pairs are 4-byte aligned: four 4-byte copies per chunk. */
+        constexpr int EPP = 4 / (int)sizeof(T);
+#pragma unroll
+        for (int i = 0; i < ITERS; i++) {
+            const int idx = tid + i * THREADS;
+            if (EXACT || idx < CHUNKS) {
+                const int r = idx / CPR, c = idx % CPR;
+                const long long gr = r0 + r, gc = c0 + (long long)c * EPC;
+                const uint32_t d = sbase + tile::chunk_offset(r, c);
+#pragma unroll
+                for (int p = 0; p < EPC / EPP; p++) {
+                    const long long left = gr < rows ? cols - (gc + p * EPP) : 0;
+                    const int n = left <= 0 ? 0 : left >= EPP ? EPP : (int)left;
+                    const T *g = n > 0 ? src + gr * ld + gc + p * EPP : src;
+                    ptx::cp_async_4_zfill(d + 4 * p, g, n * (int)sizeof(T));
+                }
+            }
+        }
+    } else {
+        /* Anything else: element by element, 16-byte shared stores. */
+        const unsigned short *s = reinterpret_cast<const unsigned short *>(src);
+#pragma unroll
+        for (int i = 0; i < ITERS; i++) {
+            const int idx = tid + i * THREADS;
+            if (EXACT || idx < CHUNKS) {
+                const int r = idx / CPR, c = idx % CPR;
+                const long long gr = r0 + r, gc = c0 + (long long)c * EPC;
+                unsigned short e[EPC];
+#pragma unroll
+                for (int j = 0; j < EPC; j++)
+                    e[j] = gr < rows && gc + j < cols ? s[gr * ld + gc + j] : (unsigned short)0;
+                uint4 v;
+                memcpy(&v, e, sizeof v);
+                *reinterpret_cast<uint4 *>(reinterpret_cast<char *>(dst.ptr) + tile::chunk_offset(r, c)) = v;
+            }
+        }
+    }
+}
+
+/* Closes the group of cp.async copies this thread issued since the last commit. */
+__device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+/* Waits until at most N of this thread's committed groups are still in flight.
+ * The block must still __syncthreads() before reading what others copied. */
+template <int N> __device__ __forceinline__ void wait()
+{
+    static_assert(N >= 0 && N <= 7, "tile80::wait: 0 <= N <= 7");
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* ---- accumulators ----
+ * The BM x BN tile is cut into WARPS_M x WARPS_N warp tiles of WTM x WTN;
+ * warp w owns warp tile (w / WARPS_N, w % WARPS_N). Inside a warp tile, each
+ * 16 x 8 piece (mi, ni) is one mma accumulator: lane l holds rows l/4 and
+ * l/4 + 8, columns 2*(l%4) and 2*(l%4) + 1, as v[(mi*NI + ni)*4 + {0,1,2,3}]
+ * = (row, col), (row, col+1), (row+8, col), (row+8, col+1). */
+template <int BM, int BN, int WARPS_M, int WARPS_N> struct accum {
+    static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;
+    static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "tile80::accum: warps must divide the tile");
+    static_assert(WTM % 16 == 0 && WTN % 16 == 0, "tile80::accum: warp tiles are multiples of 16 x 16");
+    static constexpr int MI = WTM / 16, NI = WTN / 8;
+    static constexpr int COUNT = MI * NI * 4;
+
+    float v[COUNT];
+
+    /* The warp index. (Plain arithmetic on threadIdx.x, so that the compiler
+     * can hoist what depends on it out of the mainloop.) */
+    static __device__ __forceinline__ int warp() { return (int)threadIdx.x >> 5; }
+    static __device__ __forceinline__ int warp_m() { return warp() / WARPS_N; }
+    static __device__ __forceinline__ int warp_n() { return warp() % WARPS_N; }
+    /* Tile coordinates of v[i] in this thread. */
+    static __device__ __forceinline__ int row_of(int i)
+    {
+        return warp_m() * WTM + (i / (NI * 4)) * 16 + (int)(threadIdx.x & 31) / 4 + ((i >> 1) & 1) * 8;
+    }
+    static __device__ __forceinline__ int col_of(int i)
+    {
+        return warp_n() * WTN + ((i / 4) % NI) * 8 + (int)(threadIdx.x & 3) * 2 + (i & 1);
+    }
+
+    __device__ __forceinline__ void clear()
+    {
+#pragma unroll
+        for (int i = 0; i < COUNT; i++)
+            v[i] = 0.0f;
+    }
+
+    /* f(float &value, int row, int col) for each of this thread's values; row
+     * and col are coordinates inside the BM x BN tile (add the tile's origin
+     * for matrix coordinates). */
+    template <typename F> __device__ __forceinline__ void for_each(F f)
+    {
+        const int lane = (int)threadIdx.x & 31;
+        const int r = warp_m() * WTM + lane / 4, c = warp_n() * WTN + (lane % 4) * 2;
+#pragma unroll
+        for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+            for (int ni = 0; ni < NI; ni++)
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    f(v[(mi * NI + ni) * 4 + e], r + mi * 16 + (e >> 1) * 8, c + ni * 8 + (e & 1));
+    }
+};
+
+/* ---- tensor-core product ----
+ * Fragment loads for one 16 x 16 (A: m x k) or 16 x 16 (B: n x k) piece at
+ * tile coordinates (m0 or n0, k0), both multiples of 16. */
+namespace detail {
+
+/* A, in the order mma wants: a0 = (m 0-7, k 0-7), a1 = (m 8-15, k 0-7),
+ * a2 = (m 0-7, k 8-15), a3 = (m 8-15, k 8-15). */
+template <bool KMAJOR, typename Tile>
+__device__ __forceinline__ void load_a(uint32_t (&a)[4], uint32_t base, int m0, int k0, int lane)
+{
+    if constexpr (KMAJOR) { /* tile rows are m, columns k */
+        const int row = m0 + (lane & 15), chunk = (k0 >> 3) + (lane >> 4);
+        ptx::ldmatrix_x4(a, base + Tile::chunk_offset(row, chunk));
+    } else { /* tile rows are k, columns m: transpose */
+        const int j = lane >> 3;
+        const int row = k0 + (lane & 7) + ((j >> 1) << 3), chunk = (m0 >> 3) + (j & 1);
+        ptx::ldmatrix_x4_trans(a, base + Tile::chunk_offset(row, chunk));
+    }
+}
+
+/* B for two n8 pieces: b[0], b[1] = (k 0-7), (k 8-15) of n 0-7; b[2], b[3] the
+ * same of n 8-15. */
+template <bool KMAJOR, typename Tile>
+__device__ __forceinline__ void load_b(uint32_t (&b)[4], uint32_t base, int n0, int k0, int lane)
+{
+    const int j = lane >> 3;
+    if constexpr (KMAJOR) { /* tile rows are n, columns k */
+        const int row = n0 + (lane & 7) + ((j >> 1) << 3), chunk = (k0 >> 3) + (j & 1);
+        ptx::ldmatrix_x4(b, base + Tile::chunk_offset(row, chunk));
+    } else { /* tile rows are k, columns n: transpose */
+        const int row = k0 + (lane & 7) + ((j & 1) << 3), chunk = (n0 >> 3) + (j >> 1);
+        ptx::ldmatrix_x4_trans(b, base + Tile::chunk_offset(row, chunk));
+    }
+}
+
+} // namespace detail
+
+/* C += A * B over one BK slice. A is BM x BK (A_KMAJOR) or BK x BM; B is
+ * BN x BK (B_KMAJOR) or BK x BN. Each warp computes its warp tile 16 deep at
+ * a time, loading the fragments of step kk+1 while it multiplies those of kk. */
+template <bool A_KMAJOR, bool B_KMAJOR, typename T, int BM, int BN, int BK, int WM, int WN, int AR, int AC, int BR,
+          int BC>
+__device__ __forceinline__ void mma(const smem_tile<T, AR, AC> &A, const smem_tile<T, BR, BC> &B,
+                                    accum<BM, BN, WM, WN> &C)
+{
+    static_assert(A_KMAJOR ? (AR == BM && AC == BK) : (AR == BK && AC == BM), "tile80::mma: A tile shape");
+    static_assert(B_KMAJOR ? (BR == BN && BC == BK) : (BR == BK && BC == BN), "tile80::mma: B tile shape");
+    static_assert(BK % 16 == 0, "tile80::mma: BK is a multiple of 16");
+    typedef accum<BM, BN, WM, WN> acc;
+    typedef smem_tile<T, AR, AC> ATile;
+    typedef smem_tile<T, BR, BC> BTile;
+    constexpr int MI = acc::MI, NI = acc::NI, KSTEPS = BK / 16;
+    constexpr bool BF16 = element<T>::bf16;
+
+    const int lane = (int)threadIdx.x & 31;
+    const int wm0 = acc::warp_m() * acc::WTM, wn0 = acc::warp_n() * acc::WTN;
+    const uint32_t abase = ptx::smem_addr(A.ptr), bbase = ptx::smem_addr(B.ptr);
+
+    uint32_t a[2][MI][4], b[2][NI / 2][4];
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+        detail::load_a<A_KMAJOR, ATile>(a[0][mi], abase, wm0 + mi * 16, 0, lane);
+#pragma unroll
+    for (int nj = 0; nj < NI / 2; nj++)
+        detail::load_b<B_KMAJOR, BTile>(b[0][nj], bbase, wn0 + nj * 16, 0, lane);
+
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; kk++) {
+        const int cur = kk & 1, nxt = cur ^ 1;
+        if (kk + 1 < KSTEPS) {
+#pragma unroll
+            for (int mi = 0; mi < MI; mi++)
+                detail::load_a<A_KMAJOR, ATile>(a[nxt][mi], abase, wm0 + mi * 16, (kk + 1) * 16, lane);
+#pragma unroll
+            for (int nj = 0; nj < NI / 2; nj++)
+                detail::load_b<B_KMAJOR, BTile>(b[nxt][nj], bbase, wn0 + nj * 16, (kk + 1) * 16, lane);
+        }
+        /* Serpentine order over n: consecutive products share an operand. */
+#pragma unroll
+        for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+            for (int n = 0; n < NI; n++) {
+                const int ni = mi & 1 ? NI - 1 - n : n;
+                ptx::mma_16816<BF16>(&C.v[(mi * NI + ni) * 4], a[cur][mi], b[cur][ni >> 1][(ni & 1) * 2],
+                                     b[cur][ni >> 1][(ni & 1) * 2 + 1]);
+            }
+    }
+}
+
+/* ---- epilogue ---- */
+namespace detail {
+
+/* Two adjacent outputs in one store, where the type has a paired form. */
+template <typename TO> struct pair_of { static constexpr bool ok = false; };
+template <> struct pair_of<float> {
+    static constexpr bool ok = true;
+    typedef float2 type;
+    static __device__ __forceinline__ type make(float x, float y) { return make_float2(x, y); }
+};
+template <> struct pair_of<__half> {
+    static constexpr bool ok = true;
+    typedef __half2 type;
+    static __device__ __forceinline__ type make(float x, float y) { return __floats2half2_rn(x, y); }
+};
+template <> struct pair_of<__nv_bfloat16> {
+    static constexpr bool ok = true;
+    typedef __nv_bfloat162 type;
+    static __device__ __forceinline__ type make(float x, float y) { return __floats2bfloat162_rn(x, y); }
+};
+template <> struct pair_of<tile_half> : pair_of<__half> {};
+template <> struct pair_of<tile_bfloat16> : pair_of<__nv_bfloat16> {};
+
+template <typename TO> __device__ __forceinline__ void put(TO *p, float x) { *p = TO(x); }
+template <> __device__ __forceinline__ void put<__half>(__half *p, float x) { *p = __float2half_rn(x); }
+template <> __device__ __forceinline__ void put<__nv_bfloat16>(__nv_bfloat16 *p, float x)
+{
+    *p = __float2bfloat16_rn(x);
+}
+
+} // namespace detail
+
+/* Writes the accumulator to rows [r0, r0+BM) x cols [c0, c0+BN) of the rows x
+ * cols row-major matrix dst (leading dimension ld), converted to TO (rounded
+ * to nearest even); nothing outside the matrix is written. Adjacent column
+ * pairs go out in one store when dst, ld and c0 keep them aligned. */
+template <typename TO, int BM, int BN, int WM, int WN>
+__device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long long c0, long long rows, long long cols,
+                                      const accum<BM, BN, WM, WN> &C)
+{
+    typedef accum<BM, BN, WM, WN> acc;
+    typedef detail::pair_of<TO> pair;
+    const int lane = (int)threadIdx.x & 31;
+    const long long rb = r0 + acc::warp_m() * acc::WTM + lane / 4;
+    const long long cb = c0 + acc::warp_n() * acc::WTN + (lane % 4) * 2;
+    const bool paired =
+        pair::ok && (((uintptr_t)dst | (uintptr_t)ld * sizeof(TO) | (uintptr_t)c0 * sizeof(TO)) & (2 * sizeof(TO) - 1)) == 0;
+
+    if constexpr (pair::ok) {
+        if (paired && r0 + BM <= rows && c0 + BN <= cols) {
+#pragma unroll
+            for (int mi = 0; mi < acc::MI; mi++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    TO *row = dst + (rb + mi * 16 + h * 8) * ld + cb;
+#pragma unroll
+                    for (int ni = 0; ni < acc::NI; ni++) {
+                        const float *v = &C.v[(mi * acc::NI + ni) * 4 + h * 2];
+                        *reinterpret_cast<typename pair::type *>(row + ni * 8) = pair::make(v[0], v[1]);
+                    }
+                }
+            return;
+        }
+    }
+#pragma unroll
+    for (int mi = 0; mi < acc::MI; mi++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const long long r = rb + mi * 16 + h * 8;
+            if (r >= rows)
+                continue;
+            TO *row = dst + r * ld;
+#pragma unroll
+            for (int ni = 0; ni < acc::NI; ni++) {
+                const long long c = cb + ni * 8;
+                const float *v = &C.v[(mi * acc::NI + ni) * 4 + h * 2];
+                if constexpr (pair::ok) {
+                    if (paired && c + 1 < cols) {
+                        *reinterpret_cast<typename pair::type *>(row + c) = pair::make(v[0], v[1]);
+                        continue;
+                    }
+                }
+                if (c < cols)
+                    detail::put(row + c, v[0]);
+                if (c + 1 < cols)
+                    detail::put(row + c + 1, v[1]);
+            }
+        }
+}
+
+/* ---- grid rasterization ----
+ * Block `id` of a 1-D grid of tiles_m * tiles_n blocks -> its tile (m, n).
+ * Blocks walk down panels of `panel` tile-rows, one tile-column of the panel
+ * after another, so the blocks running at one time share A's rows and B's
+ * columns in L2. panel <= 1 is plain row-major order. */
+struct tile_coord {
+    int m, n;
+};
+
+__device__ __forceinline__ tile_coord raster(int tiles_m, int tiles_n, int panel, int id)
+{
+    if (panel <= 1)
+        return tile_coord{id / tiles_n, id % tiles_n};
+    const int per_panel = panel * tiles_n;
+    const int p = id / per_panel, first = p * panel;
+    const int height = tiles_m - first < panel ? tiles_m - first : panel;
+    const int r = id - p * per_panel;
+    return tile_coord{first + r % height, r / height};
+}
+
+} // namespace tile80
+
+#endif /* TILEPP_TILE_MMA_SM80_CUH */

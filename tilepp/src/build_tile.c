@@ -1,0 +1,397 @@
+/* build_tile.c — `#pragma tile grid` nests and what their blocks do: shared
+ * and fragment buffers, tile operations (the calls of tile.h) and pipelined
+ * loops. */
+#include "build_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct TileOpName {
+    const char *name;
+    TileOpKind kind;
+    bool a_trans, b_trans;
+} TileOpName;
+
+static const TileOpName tile_ops[] = {
+    {"tile_clear", TILE_CLEAR, false, false}, {"tile_fill", TILE_FILL, false, false},
+    {"tile_load", TILE_LOAD, false, false},   {"tile_store", TILE_STORE, false, false},
+    {"tile_copy", TILE_COPY, false, false},   {"tile_gemm", TILE_GEMM, false, false},
+    {"tile_gemm_nt", TILE_GEMM, false, true}, {"tile_gemm_tn", TILE_GEMM, true, false},
+    {"tile_gemm_tt", TILE_GEMM, true, true},
+};
+
+static const TileOpName *tile_op_named(const char *name)
+{
+    for (size_t i = 0; i < sizeof tile_ops / sizeof tile_ops[0]; i++)
+        if (strcmp(tile_ops[i].name, name) == 0)
+            return &tile_ops[i];
+    return NULL;
+}
+
+static IrBuffer *grid_tile(IrGrid *g, const char *name)
+{
+    for (int i = 0; i < g->tiles.len; i++) {
+        IrBuffer *t = g->tiles.items[i];
+        if (strcmp(t->name, name) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+/* ---- buffers ---- */
+
+static BufferSpace space_of(PragmaKind k)
+{
+    return k == PRAGMA_SHARED ? SPACE_SHARED : k == PRAGMA_FRAGMENT ? SPACE_FRAGMENT : SPACE_LOCAL;
+}
+
+/* `#pragma tile shared half As[BM][BK], Bs[BK][BN];` */
+static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma *p)
+{
+    Children vars = children_of(stmt);
+    for (int i = 0; i < vars.n; i++) {
+        CXCursor var = vars.items[i];
+        if (kind_of(var) != CXCursor_VarDecl)
+            continue;
+        IrBuffer *t = anew(sizeof *t);
+        t->name = spelling(var);
+        t->space = space_of(p->kind);
+        t->loc = loc_of(b, var);
+        CXType type = clang_getCursorType(var);
+        while (type.kind == CXType_ConstantArray && t->rank < IR_MAX_RANK) {
+            t->dims[t->rank] = clang_getArraySize(type);
+            t->extents[t->rank] = aprintf("%lld", t->dims[t->rank]);
+            t->rank++;
+            type = clang_getArrayElementType(type);
+        }
+        t->elem = ir_type(type);
+        if (t->rank == 0 || clang_getCanonicalType(type).kind == CXType_ConstantArray || t->elem.kind == SCALAR_OTHER) {
+            error_at(t->loc, "'#pragma tile %s' needs an array of constant extents with arithmetic elements",
+                     pragma_kind_name(p->kind));
+            return false;
+        }
+        if (clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(var)) == 0) {
+            error_at(t->loc, "tile '%s' cannot have an initializer: use tile_clear or tile_fill", t->name);
+            return false;
+        }
+        if (t->space == SPACE_LOCAL) {
+            error_at(p->loc, "'#pragma tile local' is not implemented yet in this version of tilepp");
+            return false;
+        }
+        vec_push(&g->tiles, t);
+        IrStmt *s = anew(sizeof *s);
+        s->kind = STMT_TILE_DECL;
+        s->loc = t->loc;
+        s->tile = t;
+        vec_push(&g->body, s);
+    }
+    return true;
+}
+
+/* ---- tile operations ---- */
+
+typedef struct OpBuild {
+    Builder *b;
+    IrGrid *g;
+    CXCursor call;
+    Children args;
+    IrTileOp *op;
+} OpBuild;
+
+static char *arg_text(OpBuild *ob, int i) { return fe_cursor_text(ob->b->fe, ob->args.items[i]); }
+
+/* A tile buffer of the block, named by argument i. */
+static IrBuffer *tile_arg(OpBuild *ob, int i, const char *role)
+{
+    CXCursor a = strip(ob->args.items[i]);
+    IrBuffer *t = kind_of(a) == CXCursor_DeclRefExpr ? grid_tile(ob->g, spelling(a)) : NULL;
+    if (!t)
+        error_at(loc_of(ob->b, ob->args.items[i]),
+                 "%s of '%s' must be a '#pragma tile shared' or 'fragment' array of this block", role,
+                 spelling(ob->call));
+    return t;
+}
+
+/* A matrix in global memory: a buffer parameter, or a 2-D slice of one. */
+static bool matrix_arg(OpBuild *ob, int i, IrMatrix *m)
+{
+    CXCursor a = strip(ob->args.items[i]);
+    CXCursor subs[IR_MAX_RANK];
+    int n = 0;
+    while (kind_of(a) == CXCursor_ArraySubscriptExpr && n < IR_MAX_RANK) {
+        Children ch = children_of(a);
+        subs[n++] = ch.items[1];
+        a = strip(ch.items[0]);
+    }
+    const IrParam *p = kind_of(a) == CXCursor_DeclRefExpr ? param_of(ob->b, clang_getCursorReferenced(a)) : NULL;
+    if (!p || p->kind != PARAM_BUFFER || p->buf->rank - n != 2) {
+        error_at(loc_of(ob->b, ob->args.items[i]),
+                 "argument %d of '%s' must be a matrix parameter (a 2-D array such as 'const half A[M][K]', or a "
+                 "2-D slice of one such as 'Q[b][h]')",
+                 i + 1, spelling(ob->call));
+        return false;
+    }
+    m->buf = p->buf;
+    m->nlead = n;
+    for (int d = 0; d < n; d++)
+        m->lead[d] = fe_cursor_text(ob->b->fe, subs[n - 1 - d]);
+    return true;
+}
+
+static bool expect_args(OpBuild *ob, int lo, int hi)
+{
+    if (ob->args.n >= lo && ob->args.n <= hi)
+        return true;
+    error_at(loc_of(ob->b, ob->call), "'%s' takes %d%s%d arguments, not %d", spelling(ob->call), lo,
+             hi == lo + 2 ? " or " : " to ", hi, ob->args.n);
+    return false;
+}
+
+static bool same_elem(const IrBuffer *x, const IrBuffer *y)
+{
+    return x->elem.kind == y->elem.kind && x->elem.size == y->elem.size;
+}
+
+static bool build_move(OpBuild *ob, bool load)
+{
+    IrTileOp *op = ob->op;
+    if (ob->args.n != 4 && ob->args.n != 6) {
+        error_at(loc_of(ob->b, ob->call), "'%s' takes 4 or 6 arguments (tile and matrix, r0, c0 [, rows, cols])",
+                 spelling(ob->call));
+        return false;
+    }
+    IrBuffer *t = tile_arg(ob, load ? 0 : 1, load ? "the destination" : "the source");
+    if (!t || !matrix_arg(ob, load ? 1 : 0, &op->mat))
+        return false;
+    if (load)
+        op->dst = t;
+    else
+        op->src = t;
+    op->r0 = arg_text(ob, 2);
+    op->c0 = arg_text(ob, 3);
+    if (ob->args.n == 6) {
+        op->rows = arg_text(ob, 4);
+        op->cols = arg_text(ob, 5);
+    }
+    if (t->rank != 2) {
+        error_at(t->loc, "'%s' of 1-D tiles is not implemented yet in this version of tilepp", spelling(ob->call));
+        return false;
+    }
+    if (load && (t->space != SPACE_SHARED || !same_elem(t, op->mat.buf))) {
+        error_at(op->loc,
+                 "this version of tilepp loads tiles from global memory into '#pragma tile shared' arrays of the "
+                 "matrix's element type");
+        return false;
+    }
+    if (!load && t->space != SPACE_FRAGMENT) {
+        error_at(op->loc, "this version of tilepp stores '#pragma tile fragment' tiles to global memory");
+        return false;
+    }
+    return true;
+}
+
+static bool build_gemm(OpBuild *ob, const TileOpName *name)
+{
+    IrTileOp *op = ob->op;
+    if (!expect_args(ob, 3, 3))
+        return false;
+    op->a_trans = name->a_trans;
+    op->b_trans = name->b_trans;
+    op->a = tile_arg(ob, 0, "the A operand");
+    op->b = tile_arg(ob, 1, "the B operand");
+    op->c = tile_arg(ob, 2, "the accumulator");
+    if (!op->a || !op->b || !op->c)
+        return false;
+    long long m = op->a_trans ? op->a->dims[1] : op->a->dims[0], ka = op->a_trans ? op->a->dims[0] : op->a->dims[1];
+    long long kb = op->b_trans ? op->b->dims[1] : op->b->dims[0], n = op->b_trans ? op->b->dims[0] : op->b->dims[1];
+    if (op->a->rank != 2 || op->b->rank != 2 || op->c->rank != 2 || ka != kb || op->c->dims[0] != m ||
+        op->c->dims[1] != n) {
+        error_at(op->loc, "'%s': the shapes do not match: A %s is %lldx%lld, B %s is %lldx%lld, C is %lldx%lld",
+                 name->name, op->a_trans ? "(transposed)" : "", m, ka, op->b_trans ? "(transposed)" : "", kb, n,
+                 op->c->dims[0], op->c->dims[1]);
+        return false;
+    }
+    bool inputs_ok = op->a->space == SPACE_SHARED && op->b->space == SPACE_SHARED && same_elem(op->a, op->b) &&
+                     (op->a->elem.kind == SCALAR_HALF || op->a->elem.kind == SCALAR_BF16);
+    if (!inputs_ok || op->c->space != SPACE_FRAGMENT || op->c->elem.kind != SCALAR_FLOAT) {
+        error_at(op->loc, "'%s' on tensor cores takes half or bfloat16 shared tiles A and B and a float fragment C",
+                 name->name);
+        return false;
+    }
+    return true;
+}
+
+static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpName *name)
+{
+    IrTileOp *op = anew(sizeof *op);
+    op->kind = name->kind;
+    op->loc = loc_of(b, call);
+    OpBuild ob = {b, g, call, {0}, op};
+    int nargs = clang_Cursor_getNumArguments(call);
+    ob.args.items = anew((size_t)(nargs + 1) * sizeof *ob.args.items);
+    for (int i = 0; i < nargs; i++)
+        ob.args.items[ob.args.n++] = clang_Cursor_getArgument(call, (unsigned)i);
+    bool ok;
+    switch (name->kind) {
+    case TILE_CLEAR:
+    case TILE_FILL:
+        ok = expect_args(&ob, name->kind == TILE_CLEAR ? 1 : 2, name->kind == TILE_CLEAR ? 1 : 2) &&
+             (op->dst = tile_arg(&ob, 0, "the tile")) != NULL;
+        if (ok && name->kind == TILE_FILL)
+            op->value = arg_text(&ob, 1);
+        if (ok && op->dst->space != SPACE_FRAGMENT) {
+            error_at(op->loc, "'%s' of shared tiles is not implemented yet in this version of tilepp", name->name);
+            ok = false;
+        }
+        break;
+    case TILE_LOAD:
+    case TILE_STORE:
+        ok = build_move(&ob, name->kind == TILE_LOAD);
+        break;
+    case TILE_GEMM:
+        ok = build_gemm(&ob, name);
+        break;
+    default:
+        error_at(op->loc, "'%s' is not implemented yet on the GPU in this version of tilepp", name->name);
+        ok = false;
+    }
+    if (!ok)
+        return NULL;
+    const Pragma *gemm = fe_pragma_on(b->fe, call, PRAGMA_GEMM);
+    if (gemm) {
+        use_pragma(b, gemm);
+        if (op->kind != TILE_GEMM) {
+            error_at(gemm->loc, "'#pragma tile gemm' applies to a matrix multiply, not to '%s'", name->name);
+            return NULL;
+        }
+        const PClause *policy = pragma_clause(gemm, "policy");
+        op->policy = policy ? parg_text(&policy->args[0]) : NULL;
+    }
+    IrStmt *s = anew(sizeof *s);
+    s->kind = STMT_TILE_OP;
+    s->loc = op->loc;
+    s->op = op;
+    return s;
+}
+
+/* ---- block bodies ---- */
+
+static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, bool in_pipeline);
+
+static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragma *p)
+{
+    IrPipelined *pipe = anew(sizeof *pipe);
+    pipe->loc = p->loc;
+    pipe->stages = 1;
+    const PClause *stages = pragma_clause(p, "stages");
+    long long s = 1;
+    if (stages && !clause_int(b, p, stages, 1, 8, &s))
+        return NULL;
+    pipe->stages = (int)s;
+    CXCursor var, body;
+    if (!canonical_loop(b, loop, &pipe->loop, &var, &body))
+        return NULL;
+    if (!build_block_stmts(b, g, body, &pipe->body, true))
+        return NULL;
+    /* The pipeline overlaps the loads of later iterations with the work of
+     * this one: the loads must come first, and fill shared tiles only. */
+    bool computing = false;
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *st = pipe->body.items[i];
+        bool load = st->kind == STMT_TILE_OP && st->op->kind == TILE_LOAD;
+        if (load && computing) {
+            error_at(st->loc, "in a pipelined loop the tile loads come first, before the work that uses them");
+            return NULL;
+        }
+        computing |= !load;
+    }
+    IrStmt *st = anew(sizeof *st);
+    st->kind = STMT_PIPELINED;
+    st->loc = p->loc;
+    st->pipe = pipe;
+    return st;
+}
+
+static IrStmt *build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipeline)
+{
+    enum CXCursorKind k = kind_of(stmt);
+    const Attached *a = fe_attached_on(b->fe, stmt);
+    if (a &&
+        (a->pragma->kind == PRAGMA_SHARED || a->pragma->kind == PRAGMA_FRAGMENT || a->pragma->kind == PRAGMA_LOCAL)) {
+        use_pragma(b, a->pragma);
+        if (in_pipeline) {
+            error_at(a->pragma->loc, "declare tiles before the pipelined loop, not inside it");
+            return NULL;
+        }
+        return build_tile_decls(b, g, stmt, a->pragma) ? anew(sizeof(IrStmt)) : NULL;
+    }
+    if (a && a->pragma->kind == PRAGMA_PIPELINED) {
+        use_pragma(b, a->pragma);
+        if (in_pipeline) {
+            error_at(a->pragma->loc, "pipelined loops cannot be nested");
+            return NULL;
+        }
+        return build_pipelined(b, g, stmt, a->pragma);
+    }
+    if (k == CXCursor_CallExpr) {
+        const TileOpName *name = tile_op_named(spelling(stmt));
+        if (name)
+            return build_tile_op(b, g, stmt, name);
+    }
+    if (a && a->pragma->kind != PRAGMA_GEMM)
+        return NULL; /* reported as not implemented */
+    if (k == CXCursor_DeclStmt && !in_pipeline)
+        return build_decl_stmt(b, stmt);
+    if (k == CXCursor_NullStmt)
+        return anew(sizeof(IrStmt));
+    error_at(loc_of(b, stmt), "in a '#pragma tile grid' block this version of tilepp accepts tile declarations, tile "
+                              "operations, scalar declarations and one pipelined loop");
+    return NULL;
+}
+
+/* A null-kind statement (all zero) stands for "nothing to add". */
+static bool is_nothing(const IrStmt *s) { return s->kind == STMT_DECL && !s->code; }
+
+static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, bool in_pipeline)
+{
+    Children stmts = kind_of(body) == CXCursor_CompoundStmt ? children_of(body) : (Children){0};
+    if (kind_of(body) != CXCursor_CompoundStmt) {
+        stmts.items = anew(sizeof *stmts.items);
+        stmts.items[stmts.n++] = body;
+    }
+    bool ok = true;
+    for (int i = 0; i < stmts.n; i++) {
+        IrStmt *s = build_block_stmt(b, g, stmts.items[i], in_pipeline);
+        if (!s)
+            ok = false;
+        else if (!is_nothing(s))
+            vec_push(out, s);
+    }
+    return ok;
+}
+
+IrGrid *build_grid(Builder *b, CXCursor loop, const Pragma *pragma)
+{
+    IrGrid *g = anew(sizeof *g);
+    g->loc = pragma->loc;
+    const PClause *swizzle = pragma_clause(pragma, "swizzle");
+    long long panel = 0;
+    if (swizzle && !clause_int(b, pragma, swizzle, 1, 64, &panel))
+        return NULL;
+    g->swizzle = (int)panel;
+    CXCursor body = loop;
+    for (;;) {
+        CXCursor var;
+        if (!canonical_loop(b, loop, &g->loops[g->depth], &var, &body))
+            return NULL;
+        b->loop_vars[g->depth++] = var;
+        CXCursor inner;
+        if (g->depth == IR_MAX_NEST || !only_loop_in(body, &inner) || fe_attached_on(b->fe, inner))
+            break;
+        Children ch = children_of(inner);
+        if (ch.n != 4 || bounds_mention_outer(b, inner, g->depth))
+            break;
+        loop = inner;
+    }
+    return build_block_stmts(b, g, body, &g->body, false) ? g : NULL;
+}

@@ -1,0 +1,33 @@
+/* emit_internal.h — what the CUDA emitters share (emit_cuda.c: files,
+ * parallel loops and launchers; emit_tile.c: grids and tiles). */
+#ifndef TILEPP_EMIT_INTERNAL_H
+#define TILEPP_EMIT_INTERNAL_H
+
+#include "emit_cuda.h"
+
+typedef struct Out {
+    Str s;
+    int line; /* 1-based number of the line being written */
+    const EmitNames *names;
+} Out;
+
+void put(Out *o, const char *text);
+void putf(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* #line back to the user's file before user text, and back to the generated
+ * file after it. */
+void line_to_source(Out *o, SrcLoc loc);
+void line_to_self(Out *o);
+const char *unqualified(const char *spelling);
+char *kernel_param(const IrParam *p);
+char *launcher_param(const IrParam *p);
+void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *));
+void put_arg_names(Out *o, const IrKernel *k);
+void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement);
+void put_decls(Out *o, const Vec *decls);
+void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent);
+
+/* emit_tile.c */
+void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp);
+void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp);
+
+#endif

@@ -1,0 +1,308 @@
+/* emit_tile.c — CUDA for grids: one thread block per iteration of the grid
+ * nest, tiles in shared memory and registers, tile operations as calls of
+ * the sm_80 tensor-core primitives (tile_mma_sm80.cuh), pipelined loops as
+ * multi-stage cp.async pipelines. */
+#include "emit_internal.h"
+
+#include <string.h>
+
+typedef struct Block {
+    Out *o;
+    const IrKernel *k;
+    const GridPlan *gp;
+    const char *stage; /* C expression of the shared-memory stage in use */
+} Block;
+
+static const IrParam *param_of_buffer(const IrKernel *k, const IrBuffer *buf)
+{
+    for (int i = 0; i < k->params.len; i++) {
+        const IrParam *p = k->params.items[i];
+        if (p->kind == PARAM_BUFFER && p->buf == buf)
+            return p;
+    }
+    return NULL;
+}
+
+/* The matrix operand as pointer + leading dimension + extent. */
+typedef struct MatrixRef {
+    char *ptr, *ld, *rows, *cols;
+} MatrixRef;
+
+static MatrixRef matrix_ref(const Block *bl, const IrTileOp *op)
+{
+    const IrMatrix *m = &op->mat;
+    const IrBuffer *buf = m->buf;
+    const IrParam *p = param_of_buffer(bl->k, buf);
+    Str offset = {0};
+    for (int d = 0; d < m->nlead; d++) {
+        str_addf(&offset, " + (long long)(%s)", m->lead[d]);
+        for (int e = d + 1; e < buf->rank; e++)
+            str_addf(&offset, " * (long long)(%s)", buf->extents[e]);
+    }
+    MatrixRef r;
+    const char *name = p && buf->rank >= 2 ? aprintf("tile_p_%s", buf->name) : buf->name;
+    r.ptr = aprintf("(%s%s)", name, str_cstr(&offset));
+    str_free(&offset);
+    r.ld = aprintf("(long long)(%s)", buf->extents[buf->rank - 1]);
+    if (op->rows) {
+        r.rows = aprintf("(long long)(%s)", op->rows);
+        r.cols = aprintf("(long long)(%s)", op->cols);
+    } else { /* the 4-argument form promises the tile is inside the matrix */
+        const char *rows = buf->extents[buf->rank - 2];
+        r.rows = rows ? aprintf("(long long)(%s)", rows) : "LLONG_MAX";
+        r.cols = r.ld;
+    }
+    return r;
+}
+
+static const char *elem(const IrBuffer *b) { return unqualified(b->elem.spelling); }
+
+static void put_tile_decl(Block *bl, const IrBuffer *t)
+{
+    Out *o = bl->o;
+    const GridPlan *gp = bl->gp;
+    if (t->space == SPACE_FRAGMENT) {
+        putf(o, "    tile80::accum<%lld, %lld, %d, %d> %s;\n", t->dims[0], t->dims[1], gp->warps_m, gp->warps_n,
+             t->name);
+        return;
+    }
+    const SharedPlan *sp = grid_shared(gp, t);
+    putf(o, "    tile80::smem_tile<%s, %lld, %lld> %s[%d];\n", elem(t), t->dims[0], t->dims[1], t->name, sp->stages);
+    putf(o, "    for (int tile_s = 0; tile_s < %d; tile_s++)\n", sp->stages);
+    putf(o, "        %s[tile_s].ptr = reinterpret_cast<%s *>(tile_smem + %lld + tile_s * %lld);\n", t->name, elem(t),
+         sp->offset, sp->bytes);
+}
+
+/* A shared tile in the current stage. */
+static char *staged(const Block *bl, const IrBuffer *t)
+{
+    const SharedPlan *sp = grid_shared(bl->gp, t);
+    return aprintf("%s[%s]", t->name, sp && sp->stages > 1 ? bl->stage : "0");
+}
+
+static void put_load(Block *bl, const IrTileOp *op, const char *indent)
+{
+    MatrixRef m = matrix_ref(bl, op);
+    putf(bl->o, "%stile80::load_async<%d>(%s, %s, %s, (long long)(%s), (long long)(%s), %s, %s);\n", indent,
+         bl->k->threads, staged(bl, op->dst), m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
+}
+
+static void put_gemm(Block *bl, const IrTileOp *op, const char *indent)
+{
+    const IrBuffer *a = op->a, *b = op->b, *c = op->c;
+    long long bk = op->a_trans ? a->dims[0] : a->dims[1];
+    putf(bl->o, "%stile80::mma<%s, %s, %s, %lld, %lld, %lld, %d, %d, %lld, %lld, %lld, %lld>(%s, %s, %s);\n", indent,
+         op->a_trans ? "false" : "true", op->b_trans ? "true" : "false", elem(a), c->dims[0], c->dims[1], bk,
+         bl->gp->warps_m, bl->gp->warps_n, a->dims[0], a->dims[1], b->dims[0], b->dims[1], staged(bl, a), staged(bl, b),
+         c->name);
+}
+
+static void put_op(Block *bl, const IrTileOp *op, const char *indent)
+{
+    Out *o = bl->o;
+    line_to_source(o, op->loc);
+    switch (op->kind) {
+    case TILE_CLEAR:
+        putf(o, "%s%s.clear();\n", indent, op->dst->name);
+        break;
+    case TILE_FILL:
+        putf(o, "%s%s.for_each([&](float &tile_v, int, int) { tile_v = (float)(%s); });\n", indent, op->dst->name,
+             op->value);
+        break;
+    case TILE_LOAD: /* outside a pipeline: load, wait, and make it visible to the block */
+        putf(o, "%s__syncthreads();\n", indent);
+        put_load(bl, op, indent);
+        putf(o, "%stile80::commit();\n%stile80::wait<0>();\n%s__syncthreads();\n", indent, indent, indent);
+        break;
+    case TILE_STORE: {
+        MatrixRef m = matrix_ref(bl, op);
+        putf(o, "%stile80::store<%s>(%s, %s, (long long)(%s), (long long)(%s), %s, %s, %s);\n", indent,
+             elem(op->mat.buf), m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols, op->src->name);
+        break;
+    }
+    case TILE_GEMM:
+        put_gemm(bl, op, indent);
+        break;
+    case TILE_COPY:
+        break; /* refused by build_tile.c */
+    }
+    line_to_self(o);
+}
+
+/* ---- pipelined loops ---- */
+
+static void put_pipe_var(Block *bl, const IrLoop *l, const char *iter, const char *indent)
+{
+    const char *t = unqualified(l->var_type.spelling);
+    putf(bl->o, "%s[[maybe_unused]] const %s %s = (%s)(tile_pl.lo + (%s) * tile_pl.step);\n", indent, t, l->var, t,
+         iter);
+}
+
+static void put_pipe_loads(Block *bl, const IrPipelined *pipe, const char *indent)
+{
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
+            put_load(bl, s->op, indent);
+    }
+}
+
+static void put_pipe_compute(Block *bl, const IrPipelined *pipe, const char *indent)
+{
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind != TILE_LOAD)
+            put_op(bl, s->op, indent);
+        else if (s->kind == STMT_DECL)
+            put_code(bl->o, s->code, NULL, false);
+    }
+}
+
+/* Loads of iteration i + S - 1 are issued while iteration i computes: the
+ * stage they fill was read in iteration i - 1, which every thread finished
+ * before the barrier at the top of iteration i. */
+static void put_pipelined(Block *bl, const IrPipelined *pipe)
+{
+    Out *o = bl->o;
+    const IrLoop *l = &pipe->loop;
+    int stages = pipe->stages;
+    putf(o, "    { // #pragma tile pipelined stages(%d) at %s:%d\n", stages, o->names->source_name, pipe->loc.line);
+    putf(o,
+         "        const tile_loop tile_pl = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",
+         l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
+    bl->stage = "tile_stage";
+    if (stages == 1) {
+        put(o, "        for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
+        put(o, "            const int tile_stage = 0;\n            __syncthreads();\n");
+        put_pipe_var(bl, l, "tile_i", "            ");
+        put_pipe_loads(bl, pipe, "            ");
+        put(o, "            tile80::commit();\n            tile80::wait<0>();\n            __syncthreads();\n");
+        put_pipe_compute(bl, pipe, "            ");
+        put(o, "        }\n");
+    } else {
+        putf(o, "        for (int tile_stage = 0; tile_stage < %d; tile_stage++) {\n", stages - 1);
+        put(o, "            if (tile_stage < tile_pl.count) {\n");
+        put_pipe_var(bl, l, "tile_stage", "                ");
+        put_pipe_loads(bl, pipe, "                ");
+        put(o, "            }\n            tile80::commit();\n        }\n");
+        put(o, "        for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
+        putf(o, "            tile80::wait<%d>();\n            __syncthreads();\n", stages - 2);
+        putf(o, "            {\n                const long long tile_next = tile_i + %d;\n", stages - 1);
+        putf(o, "                const int tile_stage = (int)(tile_next %% %d);\n", stages);
+        put(o, "                if (tile_next < tile_pl.count) {\n");
+        put_pipe_var(bl, l, "tile_next", "                    ");
+        put_pipe_loads(bl, pipe, "                    ");
+        put(o, "                }\n                tile80::commit();\n            }\n");
+        putf(o, "            const int tile_stage = (int)(tile_i %% %d);\n", stages);
+        put_pipe_var(bl, l, "tile_i", "            ");
+        put_pipe_compute(bl, pipe, "            ");
+        put(o, "        }\n");
+    }
+    put(o, "        tile80::wait<0>();\n        __syncthreads();\n    }\n");
+    bl->stage = "0";
+}
+
+/* ---- the kernel ---- */
+
+static void put_block_index(Out *o, const IrGrid *g)
+{
+    switch (g->depth) {
+    case 1:
+        put(o, "    const long long tile_b0 = blockIdx.x;\n");
+        break;
+    case 2:
+        put(o, "    long long tile_b0, tile_b1;\n");
+        putf(o, "    tile_grid_index(blockIdx.x, tile_l0.count, tile_l1.count, %d, &tile_b0, &tile_b1);\n", g->swizzle);
+        break;
+    default:
+        put(o, "    const long long tile_b0 = blockIdx.x / (tile_l1.count * tile_l2.count);\n");
+        put(o, "    long long tile_b1, tile_b2;\n");
+        putf(o,
+             "    tile_grid_index(blockIdx.x %% (tile_l1.count * tile_l2.count), tile_l1.count, tile_l2.count, %d, "
+             "&tile_b1, &tile_b2);\n",
+             g->swizzle);
+    }
+    for (int d = 0; d < g->depth; d++)
+        put_loop_var(o, &g->loops[d], d, aprintf("tile_b%d", d), "    ");
+}
+
+static void put_grid_comment(Out *o, const IrKernel *k, const GridPlan *gp)
+{
+    const IrGrid *g = gp->grid;
+    putf(o, "// #pragma tile grid at %s:%d: one block of %d threads per (", o->names->source_name, g->loc.line,
+         k->threads);
+    for (int d = 0; d < g->depth; d++)
+        putf(o, "%s%s", d ? ", " : "", g->loops[d].var);
+    putf(o, ")%s; warps %dx%d over the fragments;\n// shared memory %lld bytes", g->swizzle ? ", L2 swizzle panel" : "",
+         gp->warps_m, gp->warps_n, gp->smem_bytes);
+    for (int i = 0; i < gp->shared.len; i++) {
+        const SharedPlan *sp = gp->shared.items[i];
+        putf(o, "%s%s %d x %lld", i ? ", " : " (", sp->buf->name, sp->stages, sp->bytes);
+    }
+    put(o, gp->shared.len ? ").\n" : ".\n");
+}
+
+void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
+{
+    const IrGrid *g = gp->grid;
+    Block bl = {o, k, gp, "0"};
+    put_grid_comment(o, k, gp);
+    putf(o, "__global__ void __launch_bounds__(%d) %s(", k->threads, gp->kernel_name);
+    put_param_list(o, k, kernel_param);
+    for (int d = 0; d < g->depth; d++)
+        putf(o, ", tile_loop tile_l%d", d);
+    put(o, ")\n{\n    extern __shared__ __align__(128) unsigned char tile_smem[];\n");
+    put_decls(o, &gp->decls);
+    put_block_index(o, g);
+    for (int i = 0; i < g->body.len; i++) {
+        const IrStmt *s = g->body.items[i];
+        switch (s->kind) {
+        case STMT_TILE_DECL:
+            put_tile_decl(&bl, s->tile);
+            break;
+        case STMT_TILE_OP:
+            put_op(&bl, s->op, "    ");
+            break;
+        case STMT_PIPELINED:
+            put_pipelined(&bl, s->pipe);
+            break;
+        case STMT_DECL:
+            put_code(o, s->code, NULL, false);
+            break;
+        default:
+            break;
+        }
+    }
+    put(o, "}\n\n");
+}
+
+void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
+{
+    const IrGrid *g = gp->grid;
+    putf(o, "    { // %s:%d\n", o->names->source_name, g->loc.line);
+    put(o, "        long long tile_blocks = 1;\n");
+    for (int d = 0; d < g->depth; d++) {
+        const IrLoop *l = &g->loops[d];
+        putf(o,
+             "        const tile_loop tile_l%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), "
+             "%s);\n",
+             d, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
+        putf(o,
+             "        if (tile_l%d.count < 0)\n            return cudaErrorInvalidValue; /* the C loop would never end "
+             "*/\n",
+             d);
+        putf(o, "        tile_blocks *= tile_l%d.count;\n", d);
+    }
+    put(o, "        if (tile_blocks > INT_MAX)\n            return cudaErrorInvalidConfiguration;\n");
+    put(o, "        if (tile_blocks > 0) {\n");
+    putf(o,
+         "            tile_err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
+         "            if (tile_err != cudaSuccess)\n                return tile_err;\n",
+         gp->kernel_name, gp->smem_bytes);
+    putf(o, "            tile_err = tile_launch_blocks(%s, tile_blocks, %d, %lld, tile_stream, ", gp->kernel_name,
+         k->threads, gp->smem_bytes);
+    put_arg_names(o, k);
+    for (int d = 0; d < g->depth; d++)
+        putf(o, ", tile_l%d", d);
+    put(o, ");\n            if (tile_err != cudaSuccess)\n                return tile_err;\n        }\n    }\n");
+}

@@ -1,0 +1,235 @@
+/* lower_tile.c — lowering of grids: shared-memory layout and budget, the
+ * stages of pipelined tiles, and how the block's warps share its fragments
+ * (from the mma instruction shape and the gemm's warp policy). */
+#include "lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The mma.sync m16n8k16 path: each warp's share of an accumulator is a
+ * multiple of 16 x 16 (two n8 halves, so ldmatrix.x4 feeds B). */
+enum { WARP_TILE_M = 16, WARP_TILE_N = 16 };
+
+/* Accumulator registers a thread may hold before the kernel spills. */
+enum { MAX_ACCUM_PER_THREAD = 128 };
+
+static long long smem_limit(unsigned archs, const char **arch_name)
+{
+    if (archs & ARCH_SM80) {
+        *arch_name = "sm_80";
+        return 163 * 1024;
+    }
+    *arch_name = "sm_90a";
+    return 227 * 1024;
+}
+
+const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf)
+{
+    for (int i = 0; i < gp->shared.len; i++) {
+        const SharedPlan *sp = gp->shared.items[i];
+        if (sp->buf == buf)
+            return sp;
+    }
+    return NULL;
+}
+
+static const IrPipelined *pipeline_of(const IrGrid *g)
+{
+    for (int i = 0; i < g->body.len; i++) {
+        const IrStmt *s = g->body.items[i];
+        if (s->kind == STMT_PIPELINED)
+            return s->pipe;
+    }
+    return NULL;
+}
+
+static bool loaded_in(const IrPipelined *pipe, const IrBuffer *buf)
+{
+    for (int i = 0; pipe && i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD && s->op->dst == buf)
+            return true;
+    }
+    return false;
+}
+
+static bool plan_shared(GridPlan *gp, unsigned archs)
+{
+    const IrGrid *g = gp->grid;
+    const IrPipelined *pipe = pipeline_of(g);
+    Str detail = {0};
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space != SPACE_SHARED)
+            continue;
+        SharedPlan *sp = anew(sizeof *sp);
+        sp->buf = t;
+        sp->stages = loaded_in(pipe, t) ? pipe->stages : 1;
+        sp->bytes = t->elem.size;
+        for (int d = 0; d < t->rank; d++)
+            sp->bytes *= t->dims[d];
+        sp->bytes = (sp->bytes + 127) / 128 * 128;
+        sp->offset = gp->smem_bytes;
+        gp->smem_bytes += sp->stages * sp->bytes;
+        str_addf(&detail, "%s%s: %d x %lld", detail.len ? ", " : "", t->name, sp->stages, sp->bytes);
+        if (t->rank != 2 || (t->dims[1] * t->elem.size) % 64) {
+            error_at(t->loc,
+                     "shared tile '%s': the tensor-core path needs 2-D tiles whose rows are a multiple of 64 bytes "
+                     "(%lld bytes here)",
+                     t->name, t->rank == 2 ? t->dims[1] * t->elem.size : 0);
+            str_free(&detail);
+            return false;
+        }
+        vec_push(&gp->shared, sp);
+    }
+    const char *arch;
+    long long limit = smem_limit(archs, &arch);
+    bool ok = gp->smem_bytes <= limit;
+    if (!ok)
+        error_at(g->loc,
+                 "this block needs %lld bytes of shared memory (%s), more than the %lld a block may have on %s: use "
+                 "smaller tiles or fewer stages",
+                 gp->smem_bytes, str_cstr(&detail), limit, arch);
+    str_free(&detail);
+    return ok;
+}
+
+static const IrTileOp *first_gemm(const Vec *body)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM)
+            return s->op;
+        if (s->kind == STMT_PIPELINED) {
+            const IrTileOp *op = first_gemm(&s->pipe->body);
+            if (op)
+                return op;
+        }
+    }
+    return NULL;
+}
+
+/* Warps over an m x n accumulator: `row` gives each warp whole rows of
+ * warp tiles (warps stacked along m), `col` whole columns, `square` the most
+ * square warp tile (the least shared-memory traffic per mma). */
+static bool arrange_warps(GridPlan *gp, long long m, long long n, int warps, const char *policy)
+{
+    long long best = -1;
+    for (int wm = 1; wm <= warps; wm++) {
+        if (warps % wm)
+            continue;
+        int wn = warps / wm;
+        if (m % (wm * WARP_TILE_M) || n % (wn * WARP_TILE_N))
+            continue;
+        if (policy && strcmp(policy, "row") == 0 && wn != 1)
+            continue;
+        if (policy && strcmp(policy, "col") == 0 && wm != 1)
+            continue;
+        long long diff = llabs(m / wm - n / wn);
+        if (best < 0 || diff < best) {
+            best = diff;
+            gp->warps_m = wm;
+            gp->warps_n = wn;
+        }
+    }
+    return best >= 0;
+}
+
+static bool plan_warps(GridPlan *gp, const IrKernel *k)
+{
+    const IrGrid *g = gp->grid;
+    const IrTileOp *gemm = first_gemm(&g->body);
+    int warps = k->threads / 32;
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space != SPACE_FRAGMENT)
+            continue;
+        long long per_thread = t->dims[0] * (t->rank > 1 ? t->dims[1] : 1) / k->threads;
+        if (t->rank != 2 || per_thread > MAX_ACCUM_PER_THREAD) {
+            error_at(t->loc,
+                     "fragment '%s' would hold %lld values in each of the %d threads' registers; at most %d fit "
+                     "without spilling: use more threads or a smaller tile",
+                     t->name, per_thread, k->threads, MAX_ACCUM_PER_THREAD);
+            return false;
+        }
+        const char *policy = gemm && gemm->c == t ? gemm->policy : NULL;
+        if (!arrange_warps(gp, t->dims[0], t->dims[1], warps, policy)) {
+            error_at(t->loc,
+                     "cannot share the %lldx%lld fragment '%s' among %d warps%s%s: each warp needs a multiple of "
+                     "%dx%d",
+                     t->dims[0], t->dims[1], t->name, warps, policy ? " with policy " : "", policy ? policy : "",
+                     WARP_TILE_M, WARP_TILE_N);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Every piece of C text a grid evaluates, to find the declarations it needs. */
+static bool block_mentions(const Vec *body, const char *name)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_DECL) {
+            for (int j = 0; j < s->code->nsegs; j++)
+                if (s->code->segs[j].kind == SEG_TEXT && text_mentions(s->code->segs[j].text, name))
+                    return true;
+        } else if (s->kind == STMT_TILE_OP) {
+            const IrTileOp *op = s->op;
+            const char *texts[] = {op->r0, op->c0, op->rows, op->cols, op->value};
+            for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++)
+                if (texts[t] && text_mentions(texts[t], name))
+                    return true;
+            for (int l = 0; l < op->mat.nlead; l++)
+                if (text_mentions(op->mat.lead[l], name))
+                    return true;
+        } else if (s->kind == STMT_PIPELINED) {
+            const IrLoop *l = &s->pipe->loop;
+            if (text_mentions(l->lo, name) || text_mentions(l->hi, name) || text_mentions(l->step, name) ||
+                block_mentions(&s->pipe->body, name))
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool uses_name(const IrStmt *decl, const char *name)
+{
+    for (int u = 0; u < decl->decl_uses.len; u++)
+        if (strcmp(decl->decl_uses.items[u], name) == 0)
+            return true;
+    return false;
+}
+
+/* The kernel-level declarations the block reads, directly or through others. */
+static void plan_decls(GridPlan *gp, const IrKernel *k)
+{
+    bool *needed = anew((size_t)(gp->stmt_index + 1) * sizeof *needed);
+    for (int i = gp->stmt_index - 1; i >= 0; i--) {
+        const IrStmt *s = k->stmts.items[i];
+        for (int n = 0; s->kind == STMT_DECL && n < s->decl_names.len && !needed[i]; n++) {
+            const char *name = s->decl_names.items[n];
+            needed[i] = block_mentions(&gp->grid->body, name);
+            for (int j = i + 1; j < gp->stmt_index && !needed[i]; j++)
+                needed[i] = needed[j] && uses_name(k->stmts.items[j], name);
+        }
+    }
+    for (int i = 0; i < gp->stmt_index; i++)
+        if (needed[i])
+            vec_push(&gp->decls, k->stmts.items[i]);
+}
+
+GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
+{
+    GridPlan *gp = anew(sizeof *gp);
+    const IrStmt *s = k->stmts.items[stmt_index];
+    gp->grid = s->grid;
+    gp->stmt_index = stmt_index;
+    gp->kernel_name = aprintf("tile_%s_grid%d", k->name, stmt_index);
+    gp->warps_m = k->threads / 32;
+    gp->warps_n = 1;
+    if (!plan_shared(gp, archs) || !plan_warps(gp, k))
+        return NULL;
+    plan_decls(gp, k);
+    return gp;
+}
