@@ -170,18 +170,19 @@ __host__ __device__ __forceinline__ long long tile_div(long long a, long long b)
  * blocks go down panels of `panel` rows, column by column, so blocks that run
  * together share rows of A and columns of B in the L2 cache. */
 __device__ __forceinline__ void tile_grid_index(long long t, long long rows, long long cols, int panel,
-                                                long long *r, long long *c)
+                                                long long &r, long long &c)
 {
     if (panel <= 0) {
-        *r = t / cols;
-        *c = t - *r * cols;
+        r = tile_div(t, cols);
+        c = t - r * cols;
         return;
     }
     long long per_panel = (long long)panel * cols;
-    long long p = t / per_panel, in = t - p * per_panel;
+    long long p = tile_div(t, per_panel), in = t - p * per_panel;
     long long height = rows - p * panel < panel ? rows - p * panel : panel;
-    *r = p * panel + in % height;
-    *c = in / height;
+    long long down = tile_div(in, height);
+    r = p * panel + (in - down * height);
+    c = down;
 }
 
 /* ---- launching ---- */

@@ -66,18 +66,21 @@ static void put_tile_decl(Block *bl, const IrBuffer *t)
              t->name);
         return;
     }
+    /* Stage s of the tile, computed rather than kept in an array: an array
+     * indexed by the run-time stage would live in local memory. */
     const SharedPlan *sp = grid_shared(gp, t);
-    putf(o, "    tile80::smem_tile<%s, %lld, %lld> %s[%d];\n", elem(t), t->dims[0], t->dims[1], t->name, sp->stages);
-    putf(o, "    for (int tile_s = 0; tile_s < %d; tile_s++)\n", sp->stages);
-    putf(o, "        %s[tile_s].ptr = reinterpret_cast<%s *>(tile_smem + %lld + tile_s * %lld);\n", t->name, elem(t),
-         sp->offset, sp->bytes);
+    putf(o,
+         "    const auto %s = [&](int tile_s) {\n"
+         "        return tile80::smem_tile<%s, %lld, %lld>{reinterpret_cast<%s *>(tile_smem + %lld + tile_s * %lld)};\n"
+         "    };\n",
+         t->name, elem(t), t->dims[0], t->dims[1], elem(t), sp->offset, sp->bytes);
 }
 
 /* A shared tile in the current stage. */
 static char *staged(const Block *bl, const IrBuffer *t)
 {
     const SharedPlan *sp = grid_shared(bl->gp, t);
-    return aprintf("%s[%s]", t->name, sp && sp->stages > 1 ? bl->stage : "0");
+    return aprintf("%s(%s)", t->name, sp && sp->stages > 1 ? bl->stage : "0");
 }
 
 static void put_load(Block *bl, const IrTileOp *op, const char *indent)
@@ -173,7 +176,7 @@ static void put_pipelined(Block *bl, const IrPipelined *pipe)
     bl->stage = "tile_stage";
     if (stages == 1) {
         put(o, "        for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
-        put(o, "            const int tile_stage = 0;\n            __syncthreads();\n");
+        put(o, "            __syncthreads();\n");
         put_pipe_var(bl, l, "tile_i", "            ");
         put_pipe_loads(bl, pipe, "            ");
         put(o, "            tile80::commit();\n            tile80::wait<0>();\n            __syncthreads();\n");
@@ -212,14 +215,14 @@ static void put_block_index(Out *o, const IrGrid *g)
         break;
     case 2:
         put(o, "    long long tile_b0, tile_b1;\n");
-        putf(o, "    tile_grid_index(blockIdx.x, tile_l0.count, tile_l1.count, %d, &tile_b0, &tile_b1);\n", g->swizzle);
+        putf(o, "    tile_grid_index(blockIdx.x, tile_l0.count, tile_l1.count, %d, tile_b0, tile_b1);\n", g->swizzle);
         break;
     default:
         put(o, "    const long long tile_b0 = blockIdx.x / (tile_l1.count * tile_l2.count);\n");
         put(o, "    long long tile_b1, tile_b2;\n");
         putf(o,
              "    tile_grid_index(blockIdx.x %% (tile_l1.count * tile_l2.count), tile_l1.count, tile_l2.count, %d, "
-             "&tile_b1, &tile_b2);\n",
+             "tile_b1, tile_b2);\n",
              g->swizzle);
     }
     for (int d = 0; d < g->depth; d++)
