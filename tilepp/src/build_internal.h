@@ -59,6 +59,11 @@ IrStmt *build_decl_stmt(Builder *b, CXCursor stmt);
 
 /* build_tile.c */
 IrGrid *build_grid(Builder *b, CXCursor loop, const Pragma *pragma);
+bool gemm_operands_ok(Builder *b, const IrTileOp *op, const char *what);
+
+/* gemm_match.c */
+IrTileOp *match_gemm_loop(Builder *b, const Vec *tiles, CXCursor loop);
+IrTileOp *match_gemm_call(Builder *b, const Vec *tiles, CXCursor call);
 
 /* build_prelude.c */
 bool build_prelude(Builder *b);

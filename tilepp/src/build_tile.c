@@ -190,6 +190,29 @@ static bool build_move(OpBuild *ob, bool load)
     return true;
 }
 
+/* Shapes that multiply, and operands the tensor cores take. */
+bool gemm_operands_ok(Builder *b, const IrTileOp *op, const char *what)
+{
+    (void)b;
+    long long m = op->a_trans ? op->a->dims[1] : op->a->dims[0], ka = op->a_trans ? op->a->dims[0] : op->a->dims[1];
+    long long kb = op->b_trans ? op->b->dims[1] : op->b->dims[0], n = op->b_trans ? op->b->dims[0] : op->b->dims[1];
+    if (op->a->rank != 2 || op->b->rank != 2 || op->c->rank != 2 || ka != kb || op->c->dims[0] != m ||
+        op->c->dims[1] != n) {
+        error_at(op->loc, "'%s': the shapes do not match: A %sis %lldx%lld, B %sis %lldx%lld, C is %lldx%lld", what,
+                 op->a_trans ? "(transposed) " : "", m, ka, op->b_trans ? "(transposed) " : "", kb, n, op->c->dims[0],
+                 op->c->dims[1]);
+        return false;
+    }
+    bool inputs_ok = op->a->space == SPACE_SHARED && op->b->space == SPACE_SHARED && same_elem(op->a, op->b) &&
+                     (op->a->elem.kind == SCALAR_HALF || op->a->elem.kind == SCALAR_BF16);
+    if (!inputs_ok || op->c->space != SPACE_FRAGMENT || op->c->elem.kind != SCALAR_FLOAT) {
+        error_at(op->loc, "'%s' on tensor cores takes half or bfloat16 shared tiles A and B and a float fragment C",
+                 what);
+        return false;
+    }
+    return true;
+}
+
 static bool build_gemm(OpBuild *ob, const TileOpName *name)
 {
     IrTileOp *op = ob->op;
@@ -202,23 +225,7 @@ static bool build_gemm(OpBuild *ob, const TileOpName *name)
     op->c = tile_arg(ob, 2, "the accumulator");
     if (!op->a || !op->b || !op->c)
         return false;
-    long long m = op->a_trans ? op->a->dims[1] : op->a->dims[0], ka = op->a_trans ? op->a->dims[0] : op->a->dims[1];
-    long long kb = op->b_trans ? op->b->dims[1] : op->b->dims[0], n = op->b_trans ? op->b->dims[0] : op->b->dims[1];
-    if (op->a->rank != 2 || op->b->rank != 2 || op->c->rank != 2 || ka != kb || op->c->dims[0] != m ||
-        op->c->dims[1] != n) {
-        error_at(op->loc, "'%s': the shapes do not match: A %s is %lldx%lld, B %s is %lldx%lld, C is %lldx%lld",
-                 name->name, op->a_trans ? "(transposed)" : "", m, ka, op->b_trans ? "(transposed)" : "", kb, n,
-                 op->c->dims[0], op->c->dims[1]);
-        return false;
-    }
-    bool inputs_ok = op->a->space == SPACE_SHARED && op->b->space == SPACE_SHARED && same_elem(op->a, op->b) &&
-                     (op->a->elem.kind == SCALAR_HALF || op->a->elem.kind == SCALAR_BF16);
-    if (!inputs_ok || op->c->space != SPACE_FRAGMENT || op->c->elem.kind != SCALAR_FLOAT) {
-        error_at(op->loc, "'%s' on tensor cores takes half or bfloat16 shared tiles A and B and a float fragment C",
-                 name->name);
-        return false;
-    }
-    return true;
+    return gemm_operands_ok(ob->b, op, name->name);
 }
 
 static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpName *name)
@@ -312,6 +319,23 @@ static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragm
     return st;
 }
 
+/* `#pragma tile gemm` on the user's own loop nest or micro-kernel call. */
+static IrStmt *build_matched_gemm(Builder *b, IrGrid *g, CXCursor stmt, const Pragma *p)
+{
+    use_pragma(b, p);
+    IrTileOp *op =
+        kind_of(stmt) == CXCursor_ForStmt ? match_gemm_loop(b, &g->tiles, stmt) : match_gemm_call(b, &g->tiles, stmt);
+    if (!op)
+        return NULL;
+    const PClause *policy = pragma_clause(p, "policy");
+    op->policy = policy ? parg_text(&policy->args[0]) : NULL;
+    IrStmt *s = anew(sizeof *s);
+    s->kind = STMT_TILE_OP;
+    s->loc = op->loc;
+    s->op = op;
+    return s;
+}
+
 static IrStmt *build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipeline)
 {
     enum CXCursorKind k = kind_of(stmt);
@@ -338,6 +362,8 @@ static IrStmt *build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pi
         if (name)
             return build_tile_op(b, g, stmt, name);
     }
+    if (a && a->pragma->kind == PRAGMA_GEMM && (k == CXCursor_ForStmt || k == CXCursor_CallExpr))
+        return build_matched_gemm(b, g, stmt, a->pragma);
     if (a && a->pragma->kind != PRAGMA_GEMM)
         return NULL; /* reported as not implemented */
     if (k == CXCursor_DeclStmt && !in_pipeline)
