@@ -41,6 +41,15 @@ namespace ptx {
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
+/* x, hidden from the optimizer: what is computed from it is computed where it
+ * is used, not hoisted out of the mainloop into registers that the
+ * accumulators and fragments need. */
+__device__ __forceinline__ long long opaque(long long x)
+{
+    asm volatile("mov.b64 %0, %0;\n" : "+l"(x));
+    return x;
+}
+
 /* cp.async of 16 bytes, cached in L2 only (.cg), with a hint to fetch the
  * whole 128-byte L2 line, which the neighbouring threads read too. */
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const void *src)
@@ -160,6 +169,10 @@ __device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T
     constexpr bool EXACT = CHUNKS % THREADS == 0;
     const int tid = threadIdx.x;
     const uint32_t sbase = ptx::smem_addr(dst.ptr);
+    /* Addresses are recomputed at each call from an opaque ld: hoisted out of
+     * the mainloop, one 64-bit pointer per chunk would take registers that
+     * the accumulators need (and spill). */
+    ld = ptx::opaque(ld);
     static_assert(ALIGN == 0 || ALIGN == 4 || ALIGN == 16, "tile80::load_async: ALIGN is 0, 4 or 16");
     const unsigned align = ALIGN == 16 ? 0u
                            : (unsigned)((uintptr_t)src | (uintptr_t)ld * sizeof(T) | (uintptr_t)c0 * sizeof(T)) &
@@ -350,6 +363,45 @@ __device__ __forceinline__ void load_b(uint32_t (&b)[4], uint32_t base, int n0, 
     }
 }
 
+/* The fragments of one 16-deep step k0 of a warp tile: A for MI pieces of 16
+ * rows, B for NJ pairs of n8 pieces. */
+template <bool A_KMAJOR, bool B_KMAJOR, typename ATile, typename BTile, int MI, int NJ>
+__device__ __forceinline__ void load_frags(uint32_t (&a)[MI][4], uint32_t (&b)[NJ][4], uint32_t abase, uint32_t bbase,
+                                           int wm0, int wn0, int k0, int lane)
+{
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+        load_a<A_KMAJOR, ATile>(a[mi], abase, wm0 + mi * 16, k0, lane);
+#pragma unroll
+    for (int nj = 0; nj < NJ; nj++)
+        load_b<B_KMAJOR, BTile>(b[nj], bbase, wn0 + nj * 16, k0, lane);
+}
+
+/* acc += a * b for the whole warp tile, in serpentine order over n (the
+ * neighbouring products share an operand). */
+template <bool BF16, int MI, int NJ>
+__device__ __forceinline__ void mma_frags(float *acc, const uint32_t (&a)[MI][4], const uint32_t (&b)[NJ][4])
+{
+    constexpr int NI = 2 * NJ;
+#pragma unroll
+    for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+        for (int n = 0; n < NI; n++) {
+            const int ni = mi & 1 ? NI - 1 - n : n;
+            ptx::mma_16816<BF16>(&acc[(mi * NI + ni) * 4], a[mi], b[ni >> 1][(ni & 1) * 2],
+                                 b[ni >> 1][(ni & 1) * 2 + 1]);
+        }
+}
+
+template <bool A_KMAJOR, bool B_KMAJOR, int BM, int BN, int BK, typename ATile, typename BTile> struct check_tiles {
+    static_assert(A_KMAJOR ? (ATile::rows == BM && ATile::cols == BK) : (ATile::rows == BK && ATile::cols == BM),
+                  "tile80: the A tile is BM x BK (A_KMAJOR) or BK x BM");
+    static_assert(B_KMAJOR ? (BTile::rows == BN && BTile::cols == BK) : (BTile::rows == BK && BTile::cols == BN),
+                  "tile80: the B tile is BN x BK (B_KMAJOR) or BK x BN");
+    static_assert(BK % 16 == 0, "tile80: BK is a multiple of 16");
+    static constexpr bool ok = true;
+};
+
 } // namespace detail
 
 /* C += A * B over one BK slice. A is BM x BK (A_KMAJOR) or BK x BM; B is
@@ -360,48 +412,114 @@ template <bool A_KMAJOR, bool B_KMAJOR, typename T, int BM, int BN, int BK, int 
 __device__ __forceinline__ void mma(const smem_tile<T, AR, AC> &A, const smem_tile<T, BR, BC> &B,
                                     accum<BM, BN, WM, WN> &C)
 {
-    static_assert(A_KMAJOR ? (AR == BM && AC == BK) : (AR == BK && AC == BM), "tile80::mma: A tile shape");
-    static_assert(B_KMAJOR ? (BR == BN && BC == BK) : (BR == BK && BC == BN), "tile80::mma: B tile shape");
-    static_assert(BK % 16 == 0, "tile80::mma: BK is a multiple of 16");
     typedef accum<BM, BN, WM, WN> acc;
     typedef smem_tile<T, AR, AC> ATile;
     typedef smem_tile<T, BR, BC> BTile;
-    constexpr int MI = acc::MI, NI = acc::NI, KSTEPS = BK / 16;
+    static_assert(detail::check_tiles<A_KMAJOR, B_KMAJOR, BM, BN, BK, ATile, BTile>::ok, "");
+    constexpr int MI = acc::MI, NJ = acc::NI / 2, KSTEPS = BK / 16;
     constexpr bool BF16 = element<T>::bf16;
 
     const int lane = (int)threadIdx.x & 31;
     const int wm0 = acc::warp_m() * acc::WTM, wn0 = acc::warp_n() * acc::WTN;
     const uint32_t abase = ptx::smem_addr(A.ptr), bbase = ptx::smem_addr(B.ptr);
 
-    uint32_t a[2][MI][4], b[2][NI / 2][4];
-#pragma unroll
-    for (int mi = 0; mi < MI; mi++)
-        detail::load_a<A_KMAJOR, ATile>(a[0][mi], abase, wm0 + mi * 16, 0, lane);
-#pragma unroll
-    for (int nj = 0; nj < NI / 2; nj++)
-        detail::load_b<B_KMAJOR, BTile>(b[0][nj], bbase, wn0 + nj * 16, 0, lane);
-
+    uint32_t a[2][MI][4], b[2][NJ][4];
+    detail::load_frags<A_KMAJOR, B_KMAJOR, ATile, BTile>(a[0], b[0], abase, bbase, wm0, wn0, 0, lane);
 #pragma unroll
     for (int kk = 0; kk < KSTEPS; kk++) {
         const int cur = kk & 1, nxt = cur ^ 1;
-        if (kk + 1 < KSTEPS) {
-#pragma unroll
-            for (int mi = 0; mi < MI; mi++)
-                detail::load_a<A_KMAJOR, ATile>(a[nxt][mi], abase, wm0 + mi * 16, (kk + 1) * 16, lane);
-#pragma unroll
-            for (int nj = 0; nj < NI / 2; nj++)
-                detail::load_b<B_KMAJOR, BTile>(b[nxt][nj], bbase, wn0 + nj * 16, (kk + 1) * 16, lane);
-        }
-        /* Serpentine order over n: consecutive products share an operand. */
-#pragma unroll
-        for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-            for (int n = 0; n < NI; n++) {
-                const int ni = mi & 1 ? NI - 1 - n : n;
-                ptx::mma_16816<BF16>(&C.v[(mi * NI + ni) * 4], a[cur][mi], b[cur][ni >> 1][(ni & 1) * 2],
-                                     b[cur][ni >> 1][(ni & 1) * 2 + 1]);
-            }
+        if (kk + 1 < KSTEPS)
+            detail::load_frags<A_KMAJOR, B_KMAJOR, ATile, BTile>(a[nxt], b[nxt], abase, bbase, wm0, wn0,
+                                                                 (kk + 1) * 16, lane);
+        detail::mma_frags<BF16>(C.v, a[cur], b[cur]);
     }
+}
+
+/* ---- a whole pipelined mainloop ----
+ * For the canonical pipelined loop whose body is "load the A and B tiles of
+ * iteration i; C += A * B": the same work as
+ *
+ *   for (s = 0; s < STAGES - 1; s++) { if (s < ktiles) load(s, s); commit(); }
+ *   for (i = 0; i < ktiles; i++) {
+ *       wait<STAGES - 2>(); __syncthreads();
+ *       if (i + STAGES - 1 < ktiles) load((i + STAGES - 1) % STAGES, i + STAGES - 1);
+ *       commit();
+ *       mma<...>(a_stage(i % STAGES), b_stage(i % STAGES), C);
+ *   }
+ *
+ * but with the fragment loads software-pipelined across the barrier (as
+ * CUTLASS's multistage mainloop does): the barrier that makes stage i+1
+ * visible sits before the last 16-deep step of stage i, whose fragments are
+ * already in registers, so the warp multiplies while the first fragments of
+ * stage i+1 arrive, and the tensor cores do not idle at every barrier. The
+ * copies of iteration i+STAGES-1 are issued after the first step's products.
+ *
+ *   a_stage(int s), b_stage(int s)  the smem_tile of stage s
+ *   load(int s, long long i)        issues (does not commit) the copies of
+ *                                   iteration i into stage s
+ * Ends with all copies complete and a barrier, so shared memory can be reused. */
+template <int STAGES, bool A_KMAJOR, bool B_KMAJOR, typename T, int BM, int BN, int BK, int WM, int WN,
+          typename AStage, typename BStage, typename Load>
+__device__ __forceinline__ void gemm_pipeline(long long ktiles, AStage a_stage, BStage b_stage, Load load,
+                                              accum<BM, BN, WM, WN> &C)
+{
+    typedef accum<BM, BN, WM, WN> acc;
+    typedef decltype(a_stage(0)) ATile;
+    typedef decltype(b_stage(0)) BTile;
+    static_assert(detail::check_tiles<A_KMAJOR, B_KMAJOR, BM, BN, BK, ATile, BTile>::ok, "");
+    static_assert(STAGES >= 2, "tile80::gemm_pipeline: at least 2 stages");
+    constexpr int MI = acc::MI, NJ = acc::NI / 2, KSTEPS = BK / 16;
+    static_assert(KSTEPS % 2 == 0, "tile80::gemm_pipeline: BK is a multiple of 32");
+    constexpr bool BF16 = element<T>::bf16;
+
+    const int lane = (int)threadIdx.x & 31;
+    const int wm0 = acc::warp_m() * acc::WTM, wn0 = acc::warp_n() * acc::WTN;
+
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < ktiles)
+            load(s, (long long)s);
+        commit();
+    }
+    wait<STAGES - 2>();
+    __syncthreads();
+
+    uint32_t a[2][MI][4], b[2][NJ][4];
+    int rs = 0, ws = STAGES - 1; /* the stage read, the stage written next */
+    uint32_t abase = ptx::smem_addr(a_stage(0).ptr), bbase = ptx::smem_addr(b_stage(0).ptr);
+    if (ktiles > 0)
+        detail::load_frags<A_KMAJOR, B_KMAJOR, ATile, BTile>(a[0], b[0], abase, bbase, wm0, wn0, 0, lane);
+
+    for (long long kt = 0; kt < ktiles; kt++) {
+#pragma unroll
+        for (int kk = 0; kk < KSTEPS; kk++) {
+            const int cur = kk & 1, nxt = cur ^ 1;
+            if (kk + 1 < KSTEPS) {
+                detail::load_frags<A_KMAJOR, B_KMAJOR, ATile, BTile>(a[nxt], b[nxt], abase, bbase, wm0, wn0,
+                                                                     (kk + 1) * 16, lane);
+            } else if (kt + 1 < ktiles) {
+                /* Stage kt+1 has landed (this thread's copies, then everyone's);
+                 * every warp is done reading stage kt-1, which the copies
+                 * issued in the next iteration overwrite. */
+                wait<STAGES - 2>();
+                __syncthreads();
+                rs = rs + 1 == STAGES ? 0 : rs + 1;
+                abase = ptx::smem_addr(a_stage(rs).ptr);
+                bbase = ptx::smem_addr(b_stage(rs).ptr);
+                detail::load_frags<A_KMAJOR, B_KMAJOR, ATile, BTile>(a[nxt], b[nxt], abase, bbase, wm0, wn0, 0, lane);
+            }
+            detail::mma_frags<BF16>(C.v, a[cur], b[cur]);
+            if (kk == 0) {
+                const long long kn = kt + STAGES - 1;
+                if (kn < ktiles)
+                    load(ws, kn);
+                commit();
+                ws = ws + 1 == STAGES ? 0 : ws + 1;
+            }
+        }
+    }
+    wait<0>();
+    __syncthreads();
 }
 
 /* ---- epilogue ---- */
