@@ -228,6 +228,29 @@ static bool build_gemm(OpBuild *ob, const TileOpName *name)
     return gemm_operands_ok(ob->b, op, name->name);
 }
 
+/* tile_copy(dst, src): fragment to fragment (converting, e.g. float to half),
+ * fragment to shared or shared to fragment, of the same shape. */
+static bool build_copy(OpBuild *ob)
+{
+    IrTileOp *op = ob->op;
+    if (!expect_args(ob, 2, 2))
+        return false;
+    op->dst = tile_arg(ob, 0, "the destination");
+    op->src = tile_arg(ob, 1, "the source");
+    if (!op->dst || !op->src)
+        return false;
+    if (op->dst->rank != 2 || op->src->rank != 2 || op->dst->dims[0] != op->src->dims[0] ||
+        op->dst->dims[1] != op->src->dims[1]) {
+        error_at(op->loc, "tile_copy: '%s' and '%s' must be 2-D tiles of the same shape", op->dst->name, op->src->name);
+        return false;
+    }
+    if (op->dst->space == SPACE_SHARED && op->src->space == SPACE_SHARED) {
+        error_at(op->loc, "tile_copy from shared to shared memory is not implemented yet in this version of tilepp");
+        return false;
+    }
+    return true;
+}
+
 static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpName *name)
 {
     IrTileOp *op = anew(sizeof *op);
@@ -257,6 +280,9 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
         break;
     case TILE_GEMM:
         ok = build_gemm(&ob, name);
+        break;
+    case TILE_COPY:
+        ok = build_copy(&ob);
         break;
     default:
         error_at(op->loc, "'%s' is not implemented yet on the GPU in this version of tilepp", name->name);

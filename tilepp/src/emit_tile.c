@@ -100,6 +100,33 @@ static void put_gemm(Block *bl, const IrTileOp *op, const char *indent)
          c->name);
 }
 
+/* Fragments of every element type are float registers holding values of the
+ * fragment's type: a copy into a half fragment rounds, as C's does. */
+static void put_copy(Block *bl, const IrTileOp *op, const char *indent)
+{
+    Out *o = bl->o;
+    const IrBuffer *d = op->dst, *s = op->src;
+    if (d->space == SPACE_FRAGMENT && s->space == SPACE_FRAGMENT) {
+        putf(o, "%sfor (int tile_i = 0; tile_i < (int)(sizeof %s.v / sizeof %s.v[0]); tile_i++)\n", indent, d->name,
+             d->name);
+        putf(o, "%s    %s.v[tile_i] = (float)(%s)%s.v[tile_i];\n", indent, d->name, elem(d), s->name);
+    } else if (s->space == SPACE_FRAGMENT) { /* to shared memory: written by threads, read by the block */
+        putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_d = %s;\n", indent, indent, indent, staged(bl, d));
+        putf(
+            o,
+            "%s    %s.for_each([&](float &tile_v, int tile_r, int tile_c) { tile_d(tile_r, tile_c) = (%s)tile_v; });\n",
+            indent, s->name, elem(d));
+        putf(o, "%s}\n%s__syncthreads();\n", indent, indent);
+    } else { /* from shared memory */
+        putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_s = %s;\n", indent, indent, indent, staged(bl, s));
+        putf(o,
+             "%s    %s.for_each([&](float &tile_v, int tile_r, int tile_c) { tile_v = (float)(%s)(float)tile_s(tile_r, "
+             "tile_c); });\n",
+             indent, d->name, elem(d));
+        putf(o, "%s}\n", indent);
+    }
+}
+
 static void put_op(Block *bl, const IrTileOp *op, const char *indent)
 {
     Out *o = bl->o;
@@ -127,7 +154,8 @@ static void put_op(Block *bl, const IrTileOp *op, const char *indent)
         put_gemm(bl, op, indent);
         break;
     case TILE_COPY:
-        break; /* refused by build_tile.c */
+        put_copy(bl, op, indent);
+        break;
     }
     line_to_self(o);
 }
