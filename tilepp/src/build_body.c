@@ -191,6 +191,25 @@ static void refuse_in_body(Walk *w, CXCursor c, const char *what)
     w->failed = true;
 }
 
+/* In a parallel loop each iteration runs on its own thread, so an array
+ * declared in the body already lives in that thread's registers (or local
+ * memory): `#pragma tile local` there is honoured as it stands. Shared and
+ * fragment tiles belong to blocks, which only grids have. */
+static void take_local_pragma(Walk *w, CXCursor decl)
+{
+    const Attached *a = fe_attached_on(w->b->fe, decl);
+    if (!a)
+        return;
+    use_pragma(w->b, a->pragma);
+    if (a->pragma->kind != PRAGMA_LOCAL) {
+        error_at(a->pragma->loc,
+                 "'#pragma tile %s' inside a parallel loop: %s tiles belong to the thread blocks of a "
+                 "'#pragma tile grid'",
+                 pragma_kind_name(a->pragma->kind), pragma_kind_name(a->pragma->kind));
+        w->failed = true;
+    }
+}
+
 static void walk(Walk *w, CXCursor c, Use use)
 {
     enum CXCursorKind k = kind_of(c);
@@ -265,9 +284,12 @@ static void walk(Walk *w, CXCursor c, Use use)
         }
         walk_children(w, c, 99, USE_READ);
         return;
+    case CXCursor_DeclStmt:
+        take_local_pragma(w, c);
+        walk_children(w, c, 99, USE_READ);
+        return;
     default:
-        if (k == CXCursor_DeclStmt || k == CXCursor_NullStmt || clang_isStatement(k) || clang_isExpression(k) ||
-            k == CXCursor_InitListExpr)
+        if (k == CXCursor_NullStmt || clang_isStatement(k) || clang_isExpression(k) || k == CXCursor_InitListExpr)
             walk_children(w, c, 99, USE_READ);
         return;
     }
