@@ -135,9 +135,9 @@ static void put_op(Block *bl, const IrTileOp *op, const char *indent)
     case TILE_CLEAR:
         putf(o, "%s%s.clear();\n", indent, op->dst->name);
         break;
-    case TILE_FILL:
-        putf(o, "%s%s.for_each([&](float &tile_v, int, int) { tile_v = (float)(%s); });\n", indent, op->dst->name,
-             op->value);
+    case TILE_FILL: /* rounded to the fragment's element type, as C's store into it */
+        putf(o, "%s%s.for_each([&](float &tile_v, int, int) { tile_v = (float)(%s)(%s); });\n", indent, op->dst->name,
+             elem(op->dst), op->value);
         break;
     case TILE_LOAD: /* outside a pipeline: load, wait, and make it visible to the block */
         putf(o, "%s__syncthreads();\n", indent);
