@@ -11,11 +11,37 @@
  *   accum       a BM x BN fp32 accumulator spread over the warps' registers
  *               in the layout of mma.sync m16n8k16;
  *   mma         C += A * B from two shared-memory tiles (ldmatrix, mma.sync);
- *   store       the accumulator to a global matrix, converted, bounds-checked.
+ *   store       the accumulator to a global matrix, converted, bounds-checked;
+ *   gemm_pipeline  optional: the whole pipelined mainloop of the canonical
+ *               "load A, load B, gemm" loop, fragments pipelined across the
+ *               barrier;
+ *   raster      the block -> tile map of `tile grid swizzle(P)`.
  *
  * The code runs on sm_80 and newer (sm_90 included). Plain cp.async, ldmatrix
  * and mma.sync have no wrapper in CCCL's cuda::ptx, so they are inline PTX
  * here, each in one small function.
+ *
+ * The mainloop these are made for (tests/mma/gemm_ref_kernel.cu spells it out):
+ *
+ *   accum<BM, BN, WM, WN> C; C.clear();
+ *   for (s = 0; s < S - 1; s++) { if (s < KT) { load_async A, B into stage s } commit(); }
+ *   for (k = 0; k < KT; k++) {
+ *       wait<S - 2>(); __syncthreads();
+ *       if (k + S - 1 < KT) { load_async A, B of k + S - 1 into stage (k + S - 1) % S }
+ *       commit();
+ *       mma<A_KMAJOR, B_KMAJOR, T, BM, BN, BK, WM, WN>(A stage k % S, B stage k % S, C);
+ *   }
+ *   store<TO>(dst, ld, r0, c0, rows, cols, C);
+ *
+ * Measured on an H200 (tests/mma/README.md): the fastest shapes keep a 64 x 64
+ * warp tile (BM / WM = BN / WN = 64) and BK = 64: 128 x 128 x 64 with 4 warps
+ * and 3 stages (two blocks per SM, 96 KB each) or 128 x 256 x 64 with 8 warps.
+ * Warp tiles of 64 x 32 read shared memory too often for the tensor cores,
+ * and 8 warps on a 128 x 128 tile need __launch_bounds__(256, 2) (128
+ * registers) to fit two blocks per SM. load_async<THREADS, 16> (the caller
+ * guarantees 16-byte aligned rows: check the pointers and leading dimensions
+ * in the launcher and pick the instantiation) drops the code of the unaligned
+ * copies, which saves registers in the mainloop.
  *
  * Conventions: blocks are one-dimensional (threadIdx.x) and every thread of
  * the block calls load_async, mma and store with the same arguments. Element
@@ -26,18 +52,28 @@
 
 #include "tile_runtime.cuh"
 
-namespace tile80 {
+namespace tile80
+{
 
 /* ---- element types ---- */
 
 template <typename T> struct element;
-template <> struct element<tile_half> { static constexpr bool bf16 = false; };
-template <> struct element<__half> { static constexpr bool bf16 = false; };
-template <> struct element<tile_bfloat16> { static constexpr bool bf16 = true; };
-template <> struct element<__nv_bfloat16> { static constexpr bool bf16 = true; };
+template <> struct element<tile_half> {
+    static constexpr bool bf16 = false;
+};
+template <> struct element<__half> {
+    static constexpr bool bf16 = false;
+};
+template <> struct element<tile_bfloat16> {
+    static constexpr bool bf16 = true;
+};
+template <> struct element<__nv_bfloat16> {
+    static constexpr bool bf16 = true;
+};
 
 /* ---- PTX ---- */
-namespace ptx {
+namespace ptx
+{
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
@@ -126,7 +162,10 @@ template <typename T, int ROWS, int COLS> struct smem_tile {
 
     T *ptr;
 
-    static __host__ __device__ constexpr int swizzle(int row) { return ROW_BYTES >= 128 ? (row & 7) : ((row >> 1) & 3); }
+    static __host__ __device__ constexpr int swizzle(int row)
+    {
+        return ROW_BYTES >= 128 ? (row & 7) : ((row >> 1) & 3);
+    }
     /* Byte offset of the 16-byte chunk `chunk` of row `row`. */
     static __host__ __device__ constexpr uint32_t chunk_offset(int row, int chunk)
     {
@@ -158,7 +197,12 @@ template <typename T, int ROWS, int COLS> __host__ __device__ constexpr int smem
  *   element copies    otherwise (e.g. an odd K), through registers with
  *                     ordinary shared stores. These are complete when the call
  *                     returns; the __syncthreads that follows wait() makes
- *                     them visible like the cp.async ones. */
+ *                     them visible like the cp.async ones.
+ * ALIGN = 16 promises that src, ld * sizeof(T) and c0 * sizeof(T) are all
+ * multiples of 16 bytes (c0 = k * BK is; the launcher checks src and ld and
+ * picks the instantiation): only the 16-byte copies are compiled. ALIGN = 4
+ * promises 4 bytes. ALIGN = 0 (default) decides at run time. Threads beyond THREADS must not call it; THREADS need not
+ * divide the number of 16-byte chunks. */
 template <int THREADS, int ALIGN = 0, typename T, int ROWS, int COLS>
 __device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T *src, long long ld, long long r0,
                                            long long c0, long long rows, long long cols)
@@ -174,9 +218,10 @@ __device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T
      * the accumulators need (and spill). */
     ld = ptx::opaque(ld);
     static_assert(ALIGN == 0 || ALIGN == 4 || ALIGN == 16, "tile80::load_async: ALIGN is 0, 4 or 16");
-    const unsigned align = ALIGN == 16 ? 0u
-                           : (unsigned)((uintptr_t)src | (uintptr_t)ld * sizeof(T) | (uintptr_t)c0 * sizeof(T)) &
-                                 (ALIGN == 4 ? 12u : 15u);
+    const unsigned align = ALIGN == 16
+                               ? 0u
+                               : (unsigned)((uintptr_t)src | (uintptr_t)ld * sizeof(T) | (uintptr_t)c0 * sizeof(T)) &
+                                     (ALIGN == 4 ? 12u : 15u);
 
     if (align == 0 && r0 + ROWS <= rows && c0 + COLS <= cols) {
         /* The tile lies inside the matrix: no checks at all. */
@@ -192,7 +237,7 @@ __device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T
             for (int i = 0; i < ITERS; i++) {
                 if (EXACT || tid + i * THREADS < CHUNKS) {
                     const uint32_t d = RSTEP % 8 == 0 ? sbase + tile::chunk_offset(r, c) + i * RSTEP * tile::ROW_BYTES
-                                                     : sbase + tile::chunk_offset(r + i * RSTEP, c);
+                                                      : sbase + tile::chunk_offset(r + i * RSTEP, c);
                     ptx::cp_async_16(d, g);
                 }
                 g += step;
@@ -331,7 +376,8 @@ template <int BM, int BN, int WARPS_M, int WARPS_N> struct accum {
 /* ---- tensor-core product ----
  * Fragment loads for one 16 x 16 (A: m x k) or 16 x 16 (B: n x k) piece at
  * tile coordinates (m0 or n0, k0), both multiples of 16. */
-namespace detail {
+namespace detail
+{
 
 /* A, in the order mma wants: a0 = (m 0-7, k 0-7), a1 = (m 8-15, k 0-7),
  * a2 = (m 0-7, k 8-15), a3 = (m 8-15, k 8-15). */
@@ -429,8 +475,8 @@ __device__ __forceinline__ void mma(const smem_tile<T, AR, AC> &A, const smem_ti
     for (int kk = 0; kk < KSTEPS; kk++) {
         const int cur = kk & 1, nxt = cur ^ 1;
         if (kk + 1 < KSTEPS)
-            detail::load_frags<A_KMAJOR, B_KMAJOR, ATile, BTile>(a[nxt], b[nxt], abase, bbase, wm0, wn0,
-                                                                 (kk + 1) * 16, lane);
+            detail::load_frags<A_KMAJOR, B_KMAJOR, ATile, BTile>(a[nxt], b[nxt], abase, bbase, wm0, wn0, (kk + 1) * 16,
+                                                                 lane);
         detail::mma_frags<BF16>(C.v, a[cur], b[cur]);
     }
 }
@@ -458,8 +504,8 @@ __device__ __forceinline__ void mma(const smem_tile<T, AR, AC> &A, const smem_ti
  *   load(int s, long long i)        issues (does not commit) the copies of
  *                                   iteration i into stage s
  * Ends with all copies complete and a barrier, so shared memory can be reused. */
-template <int STAGES, bool A_KMAJOR, bool B_KMAJOR, typename T, int BM, int BN, int BK, int WM, int WN,
-          typename AStage, typename BStage, typename Load>
+template <int STAGES, bool A_KMAJOR, bool B_KMAJOR, typename T, int BM, int BN, int BK, int WM, int WN, typename AStage,
+          typename BStage, typename Load>
 __device__ __forceinline__ void gemm_pipeline(long long ktiles, AStage a_stage, BStage b_stage, Load load,
                                               accum<BM, BN, WM, WN> &C)
 {
@@ -523,10 +569,13 @@ __device__ __forceinline__ void gemm_pipeline(long long ktiles, AStage a_stage, 
 }
 
 /* ---- epilogue ---- */
-namespace detail {
+namespace detail
+{
 
 /* Two adjacent outputs in one store, where the type has a paired form. */
-template <typename TO> struct pair_of { static constexpr bool ok = false; };
+template <typename TO> struct pair_of {
+    static constexpr bool ok = false;
+};
 template <> struct pair_of<float> {
     static constexpr bool ok = true;
     typedef float2 type;
@@ -542,8 +591,10 @@ template <> struct pair_of<__nv_bfloat16> {
     typedef __nv_bfloat162 type;
     static __device__ __forceinline__ type make(float x, float y) { return __floats2bfloat162_rn(x, y); }
 };
-template <> struct pair_of<tile_half> : pair_of<__half> {};
-template <> struct pair_of<tile_bfloat16> : pair_of<__nv_bfloat16> {};
+template <> struct pair_of<tile_half> : pair_of<__half> {
+};
+template <> struct pair_of<tile_bfloat16> : pair_of<__nv_bfloat16> {
+};
 
 template <typename TO> __device__ __forceinline__ void put(TO *p, float x) { *p = TO(x); }
 template <> __device__ __forceinline__ void put<__half>(__half *p, float x) { *p = __float2half_rn(x); }
@@ -567,8 +618,8 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
     const int lane = (int)threadIdx.x & 31;
     const long long rb = r0 + acc::warp_m() * acc::WTM + lane / 4;
     const long long cb = c0 + acc::warp_n() * acc::WTN + (lane % 4) * 2;
-    const bool paired =
-        pair::ok && (((uintptr_t)dst | (uintptr_t)ld * sizeof(TO) | (uintptr_t)c0 * sizeof(TO)) & (2 * sizeof(TO) - 1)) == 0;
+    const bool paired = pair::ok && (((uintptr_t)dst | (uintptr_t)ld * sizeof(TO) | (uintptr_t)c0 * sizeof(TO)) &
+                                     (2 * sizeof(TO) - 1)) == 0;
 
     if constexpr (pair::ok) {
         if (paired && r0 + BM <= rows && c0 + BN <= cols) {
