@@ -278,7 +278,7 @@ void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
     const IrGrid *g = gp->grid;
     Block bl = {o, k, gp, "0"};
     put_grid_comment(o, k, gp);
-    putf(o, "__global__ void __launch_bounds__(%d) %s(", k->threads, gp->kernel_name);
+    putf(o, "__global__ void __launch_bounds__(%d, %d) %s(", k->threads, gp->min_blocks, gp->kernel_name);
     put_param_list(o, k, kernel_param);
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_loop tile_l%d", d);

@@ -48,6 +48,7 @@ typedef struct GridPlan {
     Vec shared; /* SharedPlan* */
     long long smem_bytes;
     int warps_m, warps_n; /* how the warps share the block's fragments */
+    int min_blocks;       /* blocks per SM the register budget must allow (__launch_bounds__) */
     Vec decls;            /* const IrStmt*: kernel-level declarations the block reads */
 } GridPlan;
 

@@ -219,6 +219,23 @@ static void plan_decls(GridPlan *gp, const IrKernel *k)
             vec_push(&gp->decls, k->stmts.items[i]);
 }
 
+/* Two blocks per multiprocessor hide one block's barriers behind the other's
+ * tensor-core work. When the fragments are small enough (64 values a thread),
+ * ask the compiler to fit two blocks' registers; larger fragments need the
+ * registers more than the second block. */
+static void plan_occupancy(GridPlan *gp, const IrKernel *k, unsigned archs)
+{
+    long long per_thread = 0;
+    for (int i = 0; i < gp->grid->tiles.len; i++) {
+        const IrBuffer *t = gp->grid->tiles.items[i];
+        if (t->space == SPACE_FRAGMENT)
+            per_thread += t->dims[0] * t->dims[1] / k->threads;
+    }
+    const char *arch;
+    long long limit = smem_limit(archs, &arch);
+    gp->min_blocks = per_thread <= 64 && 2 * gp->smem_bytes <= limit ? 2 : 1;
+}
+
 GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
 {
     GridPlan *gp = anew(sizeof *gp);
@@ -230,6 +247,7 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
     gp->warps_n = 1;
     if (!plan_shared(gp, archs) || !plan_warps(gp, k))
         return NULL;
+    plan_occupancy(gp, k, archs);
     plan_decls(gp, k);
     return gp;
 }
