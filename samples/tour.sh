@@ -5,7 +5,10 @@
 # excerpts of the CUDA it generated (the __global__ kernel and the launcher)
 # and the header, then the built sample driver (CPU reference, and the GPU
 # when there is one). A landmarks section greps the compiled SASS for the
-# 16-byte memory accesses the samples promise (needs cuobjdump).
+# 16-byte memory accesses the samples promise (needs cuobjdump). The GEMM
+# section does the same for gemm.c (against cuBLAS too), runs the schedule
+# exploration of gemm_schedules.c and shows the tensor-core landmarks
+# (HMMA, LDSM, LDGSTS) of its SASS.
 #
 # Fault tolerant: every section runs in its own subshell; a failing section
 # is reported and the tour goes on. At the end: a summary table (section,
@@ -237,6 +240,54 @@ sec_landmarks() {
     return $status
 }
 
+# Tensor-core landmarks of the GEMM sample: per arch and kernel, the mma.sync
+# (HMMA), ldmatrix (LDSM), cp.async (LDGSTS) and barrier (BAR.SYNC)
+# instructions in the SASS, then registers and spills (needs cuobjdump).
+sec_gemm_landmarks() {
+    local cuobjdump exe="$BIN/gemm_sample"
+    if ! cuobjdump=$(find_cuobjdump); then
+        echo "cuobjdump not found (it comes with the CUDA toolkit): landmarks skipped"
+        return $SKIP
+    fi
+    if [ ! -x "$exe" ]; then
+        if ! cuda_in_build; then
+            echo "not built: this build found no CUDA compiler (nvcc), so samples are skipped"
+            return $SKIP
+        fi
+        echo "no sample driver at $exe: build it with 'cmake --build $BUILD --target gemm_sample'"
+        return 1
+    fi
+    echo "gemm: SASS landmarks per arch and kernel (mma.sync = HMMA, ldmatrix = LDSM, cp.async = LDGSTS)"
+    "$cuobjdump" -sass "$exe" >"$TMP/sass"
+    awk '
+        /^[ \t]*arch = / { arch = $3 }
+        /Function : / {
+            fn = $NF
+            # _Z<len><name>...: the kernel name alone, not its mangled parameters
+            if (match(fn, /^_Z[0-9]+/)) fn = substr(fn, RLENGTH + 1, substr(fn, 3, RLENGTH - 2) + 0)
+            key = arch " " fn; if (!(key in seen)) { seen[key] = 1; order[n++] = key }
+        }
+        fn != "" && /[^A-Z]HMMA\./ { hmma[key]++ }
+        fn != "" && /[^A-Z]LDSM\./ { ldsm[key]++ }
+        fn != "" && /[^A-Z]LDGSTS\./ { ldgsts[key]++ }
+        fn != "" && /[^A-Z]BAR\.SYNC/ { bar[key]++ }
+        END {
+            printf "  %-8s %-40s %6s %6s %7s %9s\n", "arch", "kernel", "HMMA", "LDSM", "LDGSTS", "BAR.SYNC"
+            for (i = 0; i < n; i++) {
+                k = order[i]; split(k, p, " ")
+                printf "  %-8s %-40s %6d %6d %7d %9d\n", p[1], p[2], hmma[k], ldsm[k], ldgsts[k], bar[k]
+                if (hmma[k] == 0 || ldsm[k] == 0 || ldgsts[k] == 0) missing++
+            }
+            if (n == 0) { print "  (no device code found)"; exit 1 }
+            exit missing > 0
+        }' "$TMP/sass" || {
+        echo "  FAILED: a GEMM kernel lacks HMMA, LDSM or LDGSTS"
+        return 1
+    }
+    echo "  resources (registers, spills):"
+    { "$cuobjdump" -res-usage "$exe" 2>/dev/null | grep -E 'Function|REG' | sed 's/^/  /' | head -n 20; } || true
+}
+
 reference() {
     cat <<'EOF'
 tilepp language reference (compact; the manual is pragmas/README.md)
@@ -279,6 +330,10 @@ for sample in vector_add bias_gelu; do
     section "$sample: run" sec_run "$sample"
 done
 section "landmarks (SASS)" sec_landmarks
+section "gemm: source and generated code" sec_translate gemm
+section "gemm: run (CPU reference, GPU, cuBLAS)" sec_run gemm
+section "gemm: schedules" sec_run gemm_schedules
+section "gemm: tensor-core landmarks (SASS)" sec_gemm_landmarks
 
 echo
 rule '='

@@ -1,0 +1,373 @@
+/* bench_gemm.c — tilepp's GEMM next to cuBLAS, side by side in one process:
+ * C = A B, row-major, A M x K, B K x N, in fp16 and in bf16 (inputs and
+ * output of that type, fp32 accumulation on both sides).
+ *
+ *   tilepp: the kernel of samples/gemm.c (fp16; its schedule, 128 x 128 x 32,
+ *   3 stages, 128 threads, is gemm_bf16_128x128x32_s3_t128 in bf16) and the
+ *   fastest configuration of samples/gemm_schedules.c (fp16) and
+ *   bench/gemm_bf16.c (bf16, the same schedules), picked by timing every
+ *   configuration at 4096^3 first;
+ *   cuBLAS: cublasGemmEx, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, output in
+ *   the same type, row-major by the operand swap of cublas_ref.h.
+ *
+ * Sizes (M x N x K): 2048^3, 4096^3, 8192^3, 4096 x 4096 x 1024 and
+ * 16384 x 4096 x 4096. TFLOP/s = 2 M N K / time; the time is the median of
+ * CUDA-event timed batches after a warm-up (bench_util.h), with several
+ * buffer sets rotating where one set is smaller than 4x the L2 cache.
+ * Each tilepp result is checked once against cuBLAS (float result) before
+ * it is timed; a wrong result is reported and not timed.
+ *
+ * Prints markdown tables (see bench/RESULTS.md). Without a CUDA device
+ * prints "SKIPPED: ..." and exits 77. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_util.h"
+#include "cublas_ref.h"
+#include "gemm.tile.h"
+#include "gemm_bf16.tile.h"
+#include "gemm_schedules.tile.h"
+
+typedef cudaError_t (*gemm_fn)(int M, int N, int K, const void *A, const void *B, void *C);
+
+#define WRAP(name, T)                                                                         \
+    static cudaError_t w_##name(int M, int N, int K, const void *A, const void *B, void *C)   \
+    {                                                                                         \
+        return name##_gpu(M, N, K, (const T *)A, (const T *)B, (T *)C);                       \
+    }
+WRAP(gemm, half)
+WRAP(gemm_64x64x32_s2_t128, half)
+WRAP(gemm_128x128x32_s3_t128, half)
+WRAP(gemm_128x128x32_s3_t128_nosw, half)
+WRAP(gemm_128x128x32_s4_t256, half)
+WRAP(gemm_128x128x64_s3_t256, half)
+WRAP(gemm_128x256x32_s3_t256, half)
+WRAP(gemm_256x128x32_s3_t256, half)
+WRAP(gemm_128x256x64_s3_t256, half)
+WRAP(gemm_bf16_64x64x32_s2_t128, bfloat16)
+WRAP(gemm_bf16_128x128x32_s3_t128, bfloat16)
+WRAP(gemm_bf16_128x128x32_s3_t128_nosw, bfloat16)
+WRAP(gemm_bf16_128x128x32_s4_t256, bfloat16)
+WRAP(gemm_bf16_128x128x64_s3_t256, bfloat16)
+WRAP(gemm_bf16_128x256x32_s3_t256, bfloat16)
+WRAP(gemm_bf16_256x128x32_s3_t256, bfloat16)
+WRAP(gemm_bf16_128x256x64_s3_t256, bfloat16)
+
+typedef struct {
+    const char *name;
+    gemm_fn fn;
+} kernel;
+
+#define K_(name) {#name, w_##name}
+enum { NSCHED = 8 };
+
+typedef struct {
+    const char *label; /* fp16 / bf16 */
+    cudaDataType_t type;
+    double tol;        /* relative error against cuBLAS's float result */
+    kernel sample;     /* the schedule of samples/gemm.c */
+    kernel sched[NSCHED];
+} precision;
+
+/* Tolerances: see tests/gpu/gemm_test.c — fp32 accumulation in another
+ * order (far below 2^-12), then one rounding to the output type: at most
+ * 2^-11 relative for half, 2^-8 for bfloat16. */
+static const precision precisions[] = {
+    {"fp16", CUDA_R_16F, 0x1p-10, K_(gemm),
+     {K_(gemm_64x64x32_s2_t128), K_(gemm_128x128x32_s3_t128), K_(gemm_128x128x32_s3_t128_nosw),
+      K_(gemm_128x128x32_s4_t256), K_(gemm_128x128x64_s3_t256), K_(gemm_128x256x32_s3_t256),
+      K_(gemm_256x128x32_s3_t256), K_(gemm_128x256x64_s3_t256)}},
+    {"bf16", CUDA_R_16BF, 0x1p-7, K_(gemm_bf16_128x128x32_s3_t128),
+     {K_(gemm_bf16_64x64x32_s2_t128), K_(gemm_bf16_128x128x32_s3_t128),
+      K_(gemm_bf16_128x128x32_s3_t128_nosw), K_(gemm_bf16_128x128x32_s4_t256),
+      K_(gemm_bf16_128x128x64_s3_t256), K_(gemm_bf16_128x256x32_s3_t256),
+      K_(gemm_bf16_256x128x32_s3_t256), K_(gemm_bf16_128x256x64_s3_t256)}},
+};
+
+static const struct {
+    int M, N, K;
+} sizes[] = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+             {4096, 4096, 1024}, {16384, 4096, 4096}};
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+/* Random inputs come from a device pool of POOL elements (odd, so that rows
+ * of any matrix copied from it do not repeat in step), filled once per
+ * precision from the host. */
+enum { POOL = (1 << 24) + 7 };
+
+typedef struct {
+    int M, N, K, nsets;
+    void **A, **B, **C; /* per set */
+    size_t es;          /* bytes per element */
+} problem;
+
+static void fill_from_pool(void *dst, size_t n, const void *pool, size_t offset, size_t es)
+{
+    size_t done = 0;
+    while (done < n) {
+        size_t at = (offset + done) % POOL, chunk = POOL - at;
+        if (chunk > n - done)
+            chunk = n - done;
+        SU_CHECK(cudaMemcpy((char *)dst + done * es, (const char *)pool + at * es, chunk * es,
+                            cudaMemcpyDeviceToDevice));
+        done += chunk;
+    }
+}
+
+static problem problem_alloc(int M, int N, int K, size_t es, const void *pool)
+{
+    problem p = {.M = M, .N = N, .K = K, .es = es};
+    size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+    p.nsets = bench_sets((na + nb + nc) * es);
+    p.A = su_xmalloc((size_t)p.nsets * sizeof(void *));
+    p.B = su_xmalloc((size_t)p.nsets * sizeof(void *));
+    p.C = su_xmalloc((size_t)p.nsets * sizeof(void *));
+    for (int s = 0; s < p.nsets; s++) {
+        SU_CHECK(cudaMalloc(&p.A[s], na * es));
+        SU_CHECK(cudaMalloc(&p.B[s], nb * es));
+        SU_CHECK(cudaMalloc(&p.C[s], nc * es));
+        fill_from_pool(p.A[s], na, pool, (size_t)s * 7919, es);
+        fill_from_pool(p.B[s], nb, pool, (size_t)POOL / 2 + (size_t)s * 104729, es);
+    }
+    return p;
+}
+
+static void problem_free(problem *p)
+{
+    for (int s = 0; s < p->nsets; s++) {
+        SU_CHECK(cudaFree(p->A[s]));
+        SU_CHECK(cudaFree(p->B[s]));
+        SU_CHECK(cudaFree(p->C[s]));
+    }
+    free(p->A), free(p->B), free(p->C);
+}
+
+/* ---- runs ------------------------------------------------------------------- */
+
+static cublasHandle_t blas;
+
+typedef struct {
+    const problem *p;
+    gemm_fn fn;           /* NULL: cuBLAS */
+    cudaDataType_t type;
+} run_ctx;
+
+static cudaError_t run_one(void *ctx, int set)
+{
+    const run_ctx *r = ctx;
+    const problem *p = r->p;
+    if (r->fn)
+        return r->fn(p->M, p->N, p->K, p->A[set], p->B[set], p->C[set]);
+    cublasStatus_t st = cr_gemm(blas, 0, 0, p->M, p->N, p->K, p->A[set], r->type, p->B[set],
+                                r->type, p->C[set], r->type);
+    return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+}
+
+static double element(cudaDataType_t t, const void *p, size_t i)
+{
+    if (t == CUDA_R_16F)
+        return (double)(float)((const half *)p)[i];
+    return su_bf16_load((const bfloat16 *)p + i);
+}
+
+/* The kernel's result on set 0 against cuBLAS's float result. */
+static double check(const problem *p, const precision *pr, const kernel *k, const float *ref)
+{
+    size_t nc = (size_t)p->M * p->N;
+    void *out = su_xmalloc(nc * p->es);
+    SU_CHECK(su_poison_device(p->C[0], nc * p->es));
+    cudaError_t e = k->fn(p->M, p->N, p->K, p->A[0], p->B[0], p->C[0]);
+    if (e == cudaSuccess)
+        e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) {
+        printf("%s %dx%dx%d: CUDA error %s (%s)\n", k->name, p->M, p->N, p->K, cudaGetErrorName(e),
+               cudaGetErrorString(e));
+        exit(1);
+    }
+    SU_CHECK(cudaMemcpy(out, p->C[0], nc * p->es, cudaMemcpyDeviceToHost));
+    double diff2 = 0.0, ref2 = 0.0;
+    for (size_t i = 0; i < nc; i++) {
+        double o = element(pr->type, out, i), r = ref[i];
+        diff2 += (o - r) * (o - r);
+        ref2 += r * r;
+    }
+    free(out);
+    return su_rel_err_finish(diff2, ref2); /* NaN when an element is unwritten */
+}
+
+/* cuBLAS's float result for set 0, on the host. */
+static float *reference(const problem *p, const precision *pr)
+{
+    size_t nc = (size_t)p->M * p->N;
+    float *dref = NULL, *ref = su_xmalloc(nc * sizeof(float));
+    SU_CHECK(cudaMalloc((void **)&dref, nc * sizeof(float)));
+    CR_CHECK(cr_gemm(blas, 0, 0, p->M, p->N, p->K, p->A[0], pr->type, p->B[0], pr->type, dref,
+                     CUDA_R_32F));
+    SU_CHECK(cudaDeviceSynchronize());
+    SU_CHECK(cudaMemcpy(ref, dref, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    SU_CHECK(cudaFree(dref));
+    return ref;
+}
+
+static size_t elem_size(const precision *pr)
+{
+    return pr->type == CUDA_R_16F ? sizeof(half) : sizeof(bfloat16);
+}
+
+static double tflops(const problem *p, double ms)
+{
+    return 2.0 * p->M * (double)p->N * p->K / (ms * 1e-3) / 1e12;
+}
+
+/* ---- the benchmark ---------------------------------------------------------- */
+
+typedef struct {
+    char line[64][256];
+    int n;
+} rows;
+
+static void add_row(rows *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (t->n < 64)
+        vsnprintf(t->line[t->n++], sizeof t->line[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Times every schedule at 4096^3; returns the index of the fastest correct one. */
+static int pick_best(const precision *pr, const void *pool, rows *sel)
+{
+    problem p = problem_alloc(4096, 4096, 4096, elem_size(pr), pool);
+    float *ref = reference(&p, pr);
+    run_ctx blas_ctx = {&p, NULL, pr->type};
+    double blas_t = tflops(&p, bench_time(run_one, &blas_ctx, p.nsets).median_ms);
+    int best = -1;
+    double best_t = 0.0;
+    for (int i = 0; i < NSCHED; i++) {
+        const kernel *k = &pr->sched[i];
+        double err = check(&p, pr, k, ref);
+        if (!(err < pr->tol)) {
+            add_row(sel, "| %s | %-36s | WRONG: %.3g | | |", pr->label, k->name, err);
+            continue;
+        }
+        run_ctx c = {&p, k->fn, pr->type};
+        double t = tflops(&p, bench_time(run_one, &c, p.nsets).median_ms);
+        add_row(sel, "| %s | %-36s | %8.2e | %7.1f | %8.2f |", pr->label, k->name, err, t,
+                t / blas_t);
+        if (t > best_t)
+            best = i, best_t = t;
+    }
+    add_row(sel, "| %s | %-36s | %8s | %7.1f | %8.2f |", pr->label, "cuBLAS", "", blas_t, 1.0);
+    free(ref);
+    problem_free(&p);
+    return best;
+}
+
+static int failures;
+
+static void bench_size(const precision *pr, const kernel *best, int M, int N, int K,
+                       const void *pool, rows *out, double *ratio_out)
+{
+    problem p = problem_alloc(M, N, K, elem_size(pr), pool);
+    float *ref = reference(&p, pr);
+    run_ctx blas_ctx = {&p, NULL, pr->type};
+    bench_result rb = bench_time(run_one, &blas_ctx, p.nsets);
+    double blas_t = tflops(&p, rb.median_ms);
+    char size[48];
+    snprintf(size, sizeof size, "%dx%dx%d", M, N, K);
+
+    const kernel *list[2] = {&pr->sample, best};
+    int count = best ? 2 : 1;
+    *ratio_out = 0.0;
+    for (int i = 0; i < count; i++) {
+        const kernel *k = list[i];
+        double err = check(&p, pr, k, ref);
+        if (!(err < pr->tol)) {
+            add_row(out, "| %s | %-17s | %-34s | WRONG RESULT: rel err %.3g (not timed) | | | | | | |",
+                    pr->label, size, k->name, err);
+            failures++;
+            continue;
+        }
+        run_ctx c = {&p, k->fn, pr->type};
+        bench_result r = bench_time(run_one, &c, p.nsets);
+        double t = tflops(&p, r.median_ms);
+        add_row(out, "| %s | %-17s | %-34s | %14.1f | %14.1f | %5.2f | %9.3f | %9.3f | %8.1e | %4d |",
+                pr->label, size, k->name, t, blas_t, t / blas_t, r.median_ms, rb.median_ms, err,
+                p.nsets);
+        if (t / blas_t > *ratio_out)
+            *ratio_out = t / blas_t;
+    }
+    free(ref);
+    problem_free(&p);
+}
+
+int main(void)
+{
+    char reason[256];
+    if (!su_gpu_available(reason, sizeof reason)) {
+        printf("SKIPPED: no CUDA device (%s)\n", reason);
+        return SU_EXIT_SKIP;
+    }
+    CR_CHECK(cublasCreate(&blas));
+    bench_print_header(stdout, "tilepp GEMM (sm_80 path: mma.sync, cp.async) vs cuBLAS");
+
+    rows sel = {0}, table = {0};
+    double ratio[2][5] = {{0}};
+    const char *best_name[2] = {0};
+    for (int t = 0; t < 2; t++) {
+        const precision *pr = &precisions[t];
+        /* The pool: POOL random elements in [-1, 1], never zero. */
+        size_t es = elem_size(pr);
+        void *host = su_xmalloc((size_t)POOL * es);
+        su_rng rng = su_rng_seed(100 + (uint64_t)t);
+        if (pr->type == CUDA_R_16F)
+            su_fill_f16(host, POOL, &rng);
+        else
+            su_fill_bf16(host, POOL, &rng);
+        void *pool = su_to_device(host, (size_t)POOL * es);
+        free(host);
+
+        int b = pick_best(pr, pool, &sel);
+        const kernel *best = b >= 0 ? &pr->sched[b] : NULL;
+        /* The sample's own schedule: no second row for the same code. */
+        if (best && (best == &pr->sched[1]))
+            best = NULL;
+        best_name[t] = b >= 0 ? pr->sched[b].name : "(none correct)";
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+            bench_size(pr, best, sizes[s].M, sizes[s].N, sizes[s].K, pool, &table, &ratio[t][s]);
+        SU_CHECK(cudaFree(pool));
+    }
+
+    printf("C = A B, row-major, A M x K, B K x N; inputs and output fp16 or bf16, fp32\n"
+           "accumulation. TFLOP/s = 2 M N K / median time of CUDA-event timed batches (%d\n"
+           "batches of >= %.0f ms after %d warm-up calls); buffer sets rotate so that together\n"
+           "they exceed %dx the L2 cache. cuBLAS: cublasGemmEx, CUBLAS_COMPUTE_32F, output of\n"
+           "the same type. rel err: the tilepp result against cuBLAS's float result, checked\n"
+           "once before timing.\n\n",
+           BENCH_REPS, BENCH_MIN_BATCH_MS, BENCH_WARMUP, BENCH_L2_FACTOR);
+    printf("Schedule selection at 4096^3 (the fastest correct one is benchmarked below):\n\n");
+    printf("| type | config                               | rel err  | TFLOP/s | x cuBLAS |\n");
+    printf("|------|--------------------------------------|---------:|--------:|---------:|\n");
+    for (int i = 0; i < sel.n; i++)
+        printf("%s\n", sel.line[i]);
+    printf("\nBest: fp16 %s, bf16 %s\n\n", best_name[0], best_name[1]);
+
+    printf("| type | M x N x K         | tilepp kernel                      | tilepp TFLOP/s | "
+           "cuBLAS TFLOP/s | ratio | tilepp ms | cuBLAS ms |  rel err | sets |\n");
+    printf("|------|-------------------|------------------------------------|---------------:|"
+           "---------------:|------:|----------:|----------:|---------:|-----:|\n");
+    for (int i = 0; i < table.n; i++)
+        printf("%s\n", table.line[i]);
+
+    printf("\nTarget for the sm_80 path on the H200: >= 0.6x cuBLAS at 4096 and 8192 (best tilepp "
+           "kernel):\n");
+    for (int t = 0; t < 2; t++)
+        printf("  %s: 4096^3 %.2fx, 8192^3 %.2fx -> %s\n", precisions[t].label, ratio[t][1],
+               ratio[t][2], ratio[t][1] >= 0.6 && ratio[t][2] >= 0.6 ? "met" : "NOT met");
+
+    CR_CHECK(cublasDestroy(blas));
+    return failures ? 1 : 0;
+}
