@@ -125,6 +125,11 @@ template <typename T, int N> __device__ __forceinline__ void tile_vec_store(T *d
         reinterpret_cast<chunk *>(dst)[i] = tmp[i];
 }
 
+template <int BYTES> static inline bool tile_aligned_host(const void *p)
+{
+    return ((uintptr_t)p & (BYTES - 1)) == 0;
+}
+
 template <int BYTES> __device__ __forceinline__ bool tile_aligned(const void *p)
 {
     return ((uintptr_t)p & (BYTES - 1)) == 0;

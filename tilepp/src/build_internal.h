@@ -22,7 +22,14 @@ typedef struct Builder {
     IrParallel *par;
     CXCursor loop_vars[IR_MAX_NEST];
     Vec used_pragmas; /* const Pragma* the builder has honoured */
+    Vec block_vars;   /* BlockVar*: loop variables of the grid and pipeline being built */
 } Builder;
+
+/* A loop variable of a grid block: its values are lo + t * step. */
+typedef struct BlockVar {
+    CXCursor var;
+    const IrLoop *loop;
+} BlockVar;
 
 Children children_of(CXCursor c);
 enum CXCursorKind kind_of(CXCursor c);

@@ -88,6 +88,60 @@ static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma 
     return true;
 }
 
+/* ---- alignment ---- */
+
+static void add_block_var(Builder *b, CXCursor var, const IrLoop *loop)
+{
+    BlockVar *bv = anew(sizeof *bv);
+    bv->var = var;
+    bv->loop = loop;
+    vec_push(&b->block_vars, bv);
+}
+
+static bool const_multiple(const char *text, long long m)
+{
+    char *end;
+    long long v = strtoll(text, &end, 0);
+    while (*end == ' ' || *end == '(' || *end == ')')
+        end++;
+    return *text && !*end && v % m == 0;
+}
+
+/* Is the expression a multiple of m for every value it takes? Seen through
+ * sums, products with such a factor, constants and block loop variables that
+ * start at and step by multiples of m. False when it cannot tell. */
+static bool multiple_of(Builder *b, CXCursor e, long long m)
+{
+    e = strip(e);
+    long long v;
+    enum CXCursorKind k = kind_of(e);
+    if (k != CXCursor_DeclRefExpr && const_int(e, &v))
+        return v % m == 0;
+    if (k == CXCursor_DeclRefExpr) {
+        CXCursor d = clang_getCursorReferenced(e);
+        if (kind_of(d) == CXCursor_EnumConstantDecl)
+            return clang_getEnumConstantDeclValue(d) % m == 0;
+        for (int i = 0; i < b->block_vars.len; i++) {
+            const BlockVar *bv = b->block_vars.items[i];
+            if (clang_equalCursors(bv->var, d))
+                return bv->loop->step_is_const && bv->loop->step_const % m == 0 && const_multiple(bv->loop->lo, m);
+        }
+        return false;
+    }
+    Children ch = children_of(e);
+    if (k != CXCursor_BinaryOperator || ch.n != 2)
+        return false;
+    switch (clang_getCursorBinaryOperatorKind(e)) {
+    case CXBinaryOperator_Add:
+    case CXBinaryOperator_Sub:
+        return multiple_of(b, ch.items[0], m) && multiple_of(b, ch.items[1], m);
+    case CXBinaryOperator_Mul:
+        return multiple_of(b, ch.items[0], m) || multiple_of(b, ch.items[1], m);
+    default:
+        return false;
+    }
+}
+
 /* ---- tile operations ---- */
 
 typedef struct OpBuild {
@@ -169,6 +223,7 @@ static bool build_move(OpBuild *ob, bool load)
         op->src = t;
     op->r0 = arg_text(ob, 2);
     op->c0 = arg_text(ob, 3);
+    op->c0_aligned = multiple_of(ob->b, ob->args.items[3], 16 / (t->elem.size ? t->elem.size : 1));
     if (ob->args.n == 6) {
         op->rows = arg_text(ob, 4);
         op->cols = arg_text(ob, 5);
@@ -324,6 +379,7 @@ static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragm
     CXCursor var, body;
     if (!canonical_loop(b, loop, &pipe->loop, &var, &body))
         return NULL;
+    add_block_var(b, var, &pipe->loop);
     if (!build_block_stmts(b, g, body, &pipe->body, true))
         return NULL;
     /* The pipeline overlaps the loads of later iterations with the work of
@@ -431,12 +487,15 @@ IrGrid *build_grid(Builder *b, CXCursor loop, const Pragma *pragma)
     if (swizzle && !clause_int(b, pragma, swizzle, 1, 64, &panel))
         return NULL;
     g->swizzle = (int)panel;
+    b->block_vars.len = 0;
     CXCursor body = loop;
     for (;;) {
         CXCursor var;
         if (!canonical_loop(b, loop, &g->loops[g->depth], &var, &body))
             return NULL;
-        b->loop_vars[g->depth++] = var;
+        b->loop_vars[g->depth] = var;
+        add_block_var(b, var, &g->loops[g->depth]);
+        g->depth++;
         CXCursor inner;
         if (g->depth == IR_MAX_NEST || !only_loop_in(body, &inner) || fe_attached_on(b->fe, inner))
             break;

@@ -86,8 +86,9 @@ static char *staged(const Block *bl, const IrBuffer *t)
 static void put_load(Block *bl, const IrTileOp *op, const char *indent)
 {
     MatrixRef m = matrix_ref(bl, op);
-    putf(bl->o, "%stile80::load_async<%d>(%s, %s, %s, (long long)(%s), (long long)(%s), %s, %s);\n", indent,
-         bl->k->threads, staged(bl, op->dst), m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
+    putf(bl->o, "%stile80::load_async<%d, %s>(%s, %s, %s, (long long)(%s), (long long)(%s), %s, %s);\n", indent,
+         bl->k->threads, bl->gp->align_variants ? "TILE_ALIGN" : "0", staged(bl, op->dst), m.ptr, m.ld, op->r0, op->c0,
+         m.rows, m.cols);
 }
 
 static void put_gemm(Block *bl, const IrTileOp *op, const char *indent)
@@ -278,6 +279,8 @@ void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
     const IrGrid *g = gp->grid;
     Block bl = {o, k, gp, "0"};
     put_grid_comment(o, k, gp);
+    if (gp->align_variants)
+        put(o, "template <int TILE_ALIGN>\n");
     putf(o, "__global__ void __launch_bounds__(%d, %d) %s(", k->threads, gp->min_blocks, gp->kernel_name);
     put_param_list(o, k, kernel_param);
     for (int d = 0; d < g->depth; d++)
@@ -307,6 +310,21 @@ void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
     put(o, "}\n\n");
 }
 
+/* The 16-byte variant needs every loaded matrix, and each of its rows, to
+ * start on a 16-byte boundary (slices start on rows, so they do too). */
+static void put_alignment_test(Out *o, const IrKernel *k, const GridPlan *gp)
+{
+    put(o, "            const bool tile_aligned = true");
+    for (int i = 0; i < gp->loads.len; i++) {
+        const IrTileOp *op = gp->loads.items[i];
+        const IrBuffer *buf = op->mat.buf;
+        putf(o, "\n                && tile_aligned_host<16>(%s) && (long long)(%s) * (long long)sizeof(%s) %% 16 == 0",
+             buf->name, buf->extents[buf->rank - 1], elem(buf));
+    }
+    put(o, ";\n");
+    (void)k;
+}
+
 void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
 {
     const IrGrid *g = gp->grid;
@@ -326,12 +344,23 @@ void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
     }
     put(o, "        if (tile_blocks > INT_MAX)\n            return cudaErrorInvalidConfiguration;\n");
     put(o, "        if (tile_blocks > 0) {\n");
+    const char *kernel = gp->kernel_name;
+    if (gp->align_variants) {
+        put_alignment_test(o, k, gp);
+        kernel = aprintf("tile_aligned ? %s<16> : %s<0>", gp->kernel_name, gp->kernel_name);
+        putf(o, "            void (*tile_kernel)(");
+        put_param_list(o, k, kernel_param);
+        for (int d = 0; d < g->depth; d++)
+            put(o, ", tile_loop");
+        putf(o, ") = %s;\n", kernel);
+        kernel = "tile_kernel";
+    }
     putf(o,
          "            tile_err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
          "            if (tile_err != cudaSuccess)\n                return tile_err;\n",
-         gp->kernel_name, gp->smem_bytes);
-    putf(o, "            tile_err = tile_launch_blocks(%s, tile_blocks, %d, %lld, tile_stream, ", gp->kernel_name,
-         k->threads, gp->smem_bytes);
+         kernel, gp->smem_bytes);
+    putf(o, "            tile_err = tile_launch_blocks(%s, tile_blocks, %d, %lld, tile_stream, ", kernel, k->threads,
+         gp->smem_bytes);
     put_arg_names(o, k);
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_l%d", d);

@@ -161,6 +161,7 @@ typedef struct IrTileOp {
     IrBuffer *dst, *src;   /* tiles (LOAD: dst; STORE: src; COPY: both) */
     IrMatrix mat;          /* LOAD: the source; STORE: the destination */
     char *r0, *c0;         /* LOAD/STORE: the tile's origin in the matrix (C text) */
+    bool c0_aligned;       /* LOAD: c0 is always a multiple of 16 bytes' worth of elements */
     char *rows, *cols;     /* LOAD/STORE: the matrix's extent (C text); NULL: 4-argument form */
     char *value;           /* FILL: the value (C text) */
     IrBuffer *a, *b, *c;   /* GEMM */

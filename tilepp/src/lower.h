@@ -49,6 +49,8 @@ typedef struct GridPlan {
     long long smem_bytes;
     int warps_m, warps_n; /* how the warps share the block's fragments */
     int min_blocks;       /* blocks per SM the register budget must allow (__launch_bounds__) */
+    bool align_variants;  /* two instantiations: 16-byte-aligned loads only, and any alignment */
+    Vec loads;            /* const IrTileOp*: the block's tile loads */
     Vec decls;            /* const IrStmt*: kernel-level declarations the block reads */
 } GridPlan;
 

@@ -236,6 +236,21 @@ static void plan_occupancy(GridPlan *gp, const IrKernel *k, unsigned archs)
     gp->min_blocks = per_thread <= 64 && 2 * gp->smem_bytes <= limit ? 2 : 1;
 }
 
+/* The loads of the block. When every one starts at a column that is a
+ * multiple of 16 bytes, the kernel also comes in a variant whose loads are
+ * all whole 16-byte copies, which the launcher picks when the matrices and
+ * their rows are 16-byte aligned: no alignment tests in the mainloop. */
+static void plan_alignment(GridPlan *gp, const Vec *body)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
+            vec_push(&gp->loads, s->op);
+        else if (s->kind == STMT_PIPELINED)
+            plan_alignment(gp, &s->pipe->body);
+    }
+}
+
 GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
 {
     GridPlan *gp = anew(sizeof *gp);
@@ -248,6 +263,10 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
     if (!plan_shared(gp, archs) || !plan_warps(gp, k))
         return NULL;
     plan_occupancy(gp, k, archs);
+    plan_alignment(gp, &gp->grid->body);
+    gp->align_variants = gp->loads.len > 0;
+    for (int i = 0; i < gp->loads.len; i++)
+        gp->align_variants &= ((const IrTileOp *)gp->loads.items[i])->c0_aligned;
     plan_decls(gp, k);
     return gp;
 }
