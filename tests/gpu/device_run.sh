@@ -1,29 +1,19 @@
 #!/usr/bin/env bash
-# device_run.sh — the GPU half of the suite, on a machine with a GPU, from a
-# build folder configured and built elsewhere (where libclang and nvcc are).
+# device_run.sh — the GPU half of the suite, on a machine with a GPU, from the
+# programs of a build made elsewhere (where libclang and nvcc are).
 #
-#   tests/gpu/device_run.sh BUILD_DIR OUT_DIR
+#   tests/gpu/device_run.sh BIN_DIR OUT_DIR
 #
-# Runs the GPU tests (ctest -L gpu), the samples, compute-sanitizer's memcheck
-# over the sample tests, the SASS landmarks of the generated kernels and the
-# benchmarks; writes one log per step into OUT_DIR and prints a summary.
+# Runs the GPU test programs, the samples, compute-sanitizer's memcheck over
+# two of the tests, the SASS landmarks of the generated kernels and the
+# benchmarks found in BIN_DIR; writes one log per step into OUT_DIR and prints
+# a summary. (Runs the programs directly, not through ctest, so only the
+# folder of programs has to travel.)
 set -uo pipefail
 
-build=$(cd "${1:?usage: device_run.sh BUILD_DIR OUT_DIR}" && pwd)
-out=${2:?usage: device_run.sh BUILD_DIR OUT_DIR}
+bin=$(cd "${1:?usage: device_run.sh BIN_DIR OUT_DIR}" && pwd)
+out=${2:?usage: device_run.sh BIN_DIR OUT_DIR}
 mkdir -p "$out"
-
-# ctest's files name the absolute source and build paths of the machine that
-# configured them; make those paths lead here when this is another machine.
-configured_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt")
-configured_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
-src=$(cd "$(dirname "$0")/../.." && pwd)
-for pair in "$configured_src:$src" "$configured_build:$build"; do
-    from=${pair%%:*} to=${pair#*:}
-    if [ -n "$from" ] && [ ! -e "$from" ]; then
-        mkdir -p "$(dirname "$from")" && ln -s "$to" "$from"
-    fi
-done
 
 declare -a names=() results=()
 step() { # step NAME LOG COMMAND...
@@ -35,24 +25,36 @@ step() { # step NAME LOG COMMAND...
     names+=("$name")
     results+=("rc=$rc $((SECONDS - t0))s $log")
 }
+have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-step gpu-tests gpu-tests.log ctest --test-dir "$build" -L gpu --output-on-failure
-step samples samples.log bash -c "'$build/bin/vector_add_sample' && '$build/bin/bias_gelu_sample'"
+for t in gpu_samples_test gpu_l1_test gemm_test mma_test; do
+    have "$t" && step "$t" "$t.log" "$bin/$t"
+done
+for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample; do
+    have "$s" && step "$s" "$s.log" "$bin/$s"
+done
 if command -v compute-sanitizer >/dev/null; then
-    step memcheck memcheck.log compute-sanitizer --tool memcheck --error-exitcode 1 "$build/bin/gpu_samples_test"
+    for t in gpu_samples_test gemm_test; do
+        have "$t" && step "memcheck-$t" "memcheck-$t.log" \
+            compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t"
+    done
 fi
 if command -v cuobjdump >/dev/null; then
-    step sass sass.txt bash -c "for b in vector_add_sample bias_gelu_sample gpu_l1_test; do
-        echo \"== \$b\"; cuobjdump -sass '$build'/bin/\$b | grep -oE '(LDG|STG)\.E(\.[A-Z0-9]+)*' | sort | uniq -c; done"
+    step sass sass.txt bash -c "for b in vector_add_sample bias_gelu_sample gemm_sample; do
+        [ -x '$bin'/\$b ] || continue
+        echo \"== \$b\"; cuobjdump -sass '$bin'/\$b |
+            grep -oE '(LDG|STG)\.E(\.[A-Z0-9]+)*|HMMA\.[0-9A-Z.]+|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|HGMMA[.A-Z0-9]*' |
+            sort | uniq -c; done"
 fi
-for bench in "$build"/bin/bench_*; do
-    [ -x "$bench" ] && step "$(basename "$bench")" "$(basename "$bench").md" "$bench"
+for bench in bench_vector_add bench_gemm; do
+    have "$bench" && step "$bench" "$bench.md" "$bin/$bench"
 done
 
 echo "== summary"
 for i in "${!names[@]}"; do
-    printf '%-20s %s\n' "${names[$i]}" "${results[$i]}"
+    printf '%-28s %s\n' "${names[$i]}" "${results[$i]}"
 done
-tail -n 5 "$out/gpu-tests.log"
-for f in "$out"/bench_*.md; do [ -f "$f" ] && cat "$f"; done
+for t in gpu_samples_test gpu_l1_test gemm_test mma_test; do
+    [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
+done
