@@ -4,7 +4,7 @@
 #         -DC_COMPILER=<cc> -DTILEPP_INCLUDE_DIR=<dir> -DCUDA_INCLUDE_DIR=<dir>
 #         -DINPUT=<dir/x.c> -DWORK_DIR=<dir>
 #         [-DPTX_REQUIRE=<regex@regex...>] [-DPTX_FORBID=<regex@...>]
-#         [-DLINK_MAIN=<main.c>] [-DALLOW_REFUSAL=1]
+#         [-DLINK_MAIN=<main.c>] [-DALLOW_REFUSAL=1] [-DREPORT_SPILLS=1]
 #         -P run_compile.cmake
 #
 # In an empty WORK_DIR (x.c and the *.h beside it copied in):
@@ -15,6 +15,9 @@
 #  2. nvcc compiles x.tile.cu for sm_80 and sm_90a in one run, C++17,
 #     -I<tilepp headers> -I<dir of x.c>, every warning an error (nvcc's
 #     -Werror all-warnings, and -Wall -Wextra -Werror for the host compiler).
+#     With REPORT_SPILLS, also -Xptxas -v: the kernels that spill registers
+#     to local memory are listed (in the output and in x.spills.txt, "none"
+#     if none does); a report, not a failure.
 #  3. nvcc -ptx for compute_80 and compute_90a; in each PTX every PTX_REQUIRE
 #     regex must match and no PTX_FORBID regex may.
 #  4. x.tile.h compiles as plain C: cc -std=c11 -Wall -Wextra -Werror.
@@ -56,6 +59,7 @@ function(step what)
     message(FATAL_ERROR "compile test ${name}: ${what} failed")
   endif()
   message(STATUS "${what}: ok")
+  set(step_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 
 # --- 1. translate ---------------------------------------------------------------
@@ -88,9 +92,37 @@ endif()
 # --- 2. nvcc, both code paths, warnings as errors --------------------------------------
 set(nvcc_flags ${ccbin} -std=c++17 -I${TILEPP_INCLUDE_DIR} -I${WORK_DIR} ${cpp_args}
   -Werror all-warnings -Xcompiler=-Wall,-Wextra,-Werror)
-step("nvcc sm_80 + sm_90a" "${NVCC}" ${nvcc_flags} -c
+set(ptxas_verbose "")
+if(REPORT_SPILLS)
+  set(ptxas_verbose -Xptxas=-v)
+endif()
+step("nvcc sm_80 + sm_90a" "${NVCC}" ${nvcc_flags} ${ptxas_verbose} -c
   -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a
   ${stem}.tile.cu -o ${stem}.tile.o)
+if(REPORT_SPILLS)
+  # ptxas -v prints, per function and architecture:
+  #   ptxas info    : Compiling entry function '<mangled>' for 'sm_80'
+  #   ...  N bytes stack frame, S bytes spill stores, L bytes spill loads
+  string(REPLACE "\n" ";" ptxas_lines "${step_output}")
+  set(function "?")
+  set(spills "")
+  foreach(line IN LISTS ptxas_lines)
+    if(line MATCHES "Compiling entry function '([^']+)' for '([^']+)'")
+      set(function "${CMAKE_MATCH_1} (${CMAKE_MATCH_2})")
+    elseif(line MATCHES "([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads")
+      if(NOT CMAKE_MATCH_1 STREQUAL "0" OR NOT CMAKE_MATCH_2 STREQUAL "0")
+        string(APPEND spills "${function}: ${CMAKE_MATCH_1} bytes spill stores, ${CMAKE_MATCH_2} bytes spill loads\n")
+      endif()
+    endif()
+  endforeach()
+  if(spills)
+    message(STATUS "register spills (a report, not a failure):\n${spills}")
+    file(WRITE "${WORK_DIR}/${stem}.spills.txt" "${spills}")
+  else()
+    message(STATUS "register spills: none")
+    file(WRITE "${WORK_DIR}/${stem}.spills.txt" "none\n")
+  endif()
+endif()
 
 # --- 3. PTX landmarks -------------------------------------------------------------------
 string(REPLACE "@" ";" PTX_REQUIRE "${PTX_REQUIRE}")

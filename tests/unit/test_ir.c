@@ -333,9 +333,9 @@ static void non_canonical_loops_refused(void **state)
                               "}\n";
     assert_null(unit_build(src));
     assert_int_equal(diag_error_count(), 3);
-    assert_true(unit_diag_has_line("unit_input.c:6:5: error: a parallel loop must have the form 'for (int v = lo; "
+    assert_true(unit_diag_has_line("unit_input.c:6:5: error: a loop under '#pragma tile' must have the form 'for (int v = lo; "
                                    "v < hi; v += step)' (also <=, >, >=, ++, --, -=)"));
-    assert_true(unit_diag_has_line("unit_input.c:9:5: error: a parallel loop must have the form 'for (int v = lo; "
+    assert_true(unit_diag_has_line("unit_input.c:9:5: error: a loop under '#pragma tile' must have the form 'for (int v = lo; "
                                    "v < hi; v += step)' (also <=, >, >=, ++, --, -=)"));
     assert_true(unit_diag_has_line(
         "unit_input.c:12:5: error: the loop's step goes away from its bound: it would never end"));

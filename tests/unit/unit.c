@@ -166,6 +166,99 @@ const VecBuffer *unit_vec_buffer(const ParallelPlan *pp, const char *name)
     return NULL;
 }
 
+Plan *unit_lower_archs(const char *src, unsigned archs)
+{
+    IrModule *m = unit_build(src);
+    if (!m)
+        return NULL;
+    m->archs = archs;
+    if (!check_module(m))
+        return NULL;
+    return lower_module(m);
+}
+
+const IrGrid *unit_grid(const IrKernel *k, int n)
+{
+    for (int i = 0; i < k->stmts.len; i++) {
+        const IrStmt *s = k->stmts.items[i];
+        if (s->kind == STMT_GRID && n-- == 0)
+            return s->grid;
+    }
+    fail_msg("kernel '%s' has too few grids", k->name);
+    return NULL;
+}
+
+const IrBuffer *unit_grid_tile(const IrGrid *g, const char *name)
+{
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (strcmp(t->name, name) == 0)
+            return t;
+    }
+    fail_msg("the grid has no tile '%s'", name);
+    return NULL;
+}
+
+const GridPlan *unit_grid_plan(const Plan *plan, const char *kernel, int n)
+{
+    assert_non_null(plan);
+    for (int i = 0; i < plan->kernels.len; i++) {
+        const KernelPlan *kp = plan->kernels.items[i];
+        if (strcmp(kp->k->name, kernel) != 0)
+            continue;
+        if (n >= kp->grids.len)
+            break;
+        return kp->grids.items[n];
+    }
+    fail_msg("no plan for grid %d of kernel '%s'", n, kernel);
+    return NULL;
+}
+
+const SharedPlan *unit_shared_plan(const GridPlan *gp, const char *name)
+{
+    for (int i = 0; i < gp->shared.len; i++) {
+        const SharedPlan *sp = gp->shared.items[i];
+        if (strcmp(sp->buf->name, name) == 0)
+            return sp;
+    }
+    fail_msg("the grid plan has no shared tile '%s'", name);
+    return NULL;
+}
+
+const IrPipelined *unit_pipelined(const IrGrid *g)
+{
+    for (int i = 0; i < g->body.len; i++) {
+        const IrStmt *s = g->body.items[i];
+        if (s->kind == STMT_PIPELINED)
+            return s->pipe;
+    }
+    fail_msg("the grid has no pipelined loop");
+    return NULL;
+}
+
+static const IrTileOp *find_tile_op(const Vec *body, TileOpKind kind, int *n)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == kind && (*n)-- == 0)
+            return s->op;
+        if (s->kind == STMT_PIPELINED) {
+            const IrTileOp *op = find_tile_op(&s->pipe->body, kind, n);
+            if (op)
+                return op;
+        }
+    }
+    return NULL;
+}
+
+const IrTileOp *unit_tile_op(const Vec *body, TileOpKind kind, int n)
+{
+    const IrTileOp *op = find_tile_op(body, kind, &n);
+    if (!op)
+        fail_msg("too few tile operations of kind %d", (int)kind);
+    return op;
+}
+
 int unit_count(const char *hay, const char *needle)
 {
     int n = 0;

@@ -66,6 +66,25 @@ int unit_count_accesses(const IrParallel *par, const char *text);
 /* The VecBuffer of buffer `name` in a plan, or NULL if it is not vectorised. */
 const VecBuffer *unit_vec_buffer(const ParallelPlan *pp, const char *name);
 
+/* ---- tiles (test_tile.c, test_tile_issues.c) ---- */
+
+/* parse + build_ir + check_module + lower_module for the targets `archs`
+ * (IrArch bits) instead of the default 80,90a; NULL on any error. */
+Plan *unit_lower_archs(const char *src, unsigned archs);
+/* The n-th grid of a kernel (0-based). */
+const IrGrid *unit_grid(const IrKernel *k, int n);
+/* The tile `name` of a grid. */
+const IrBuffer *unit_grid_tile(const IrGrid *g, const char *name);
+/* The plan of the n-th grid of kernel `name` (0-based). */
+const GridPlan *unit_grid_plan(const Plan *plan, const char *kernel, int n);
+/* The SharedPlan of tile `name` in a grid plan. */
+const SharedPlan *unit_shared_plan(const GridPlan *gp, const char *name);
+/* The first pipelined loop of a grid's body. */
+const IrPipelined *unit_pipelined(const IrGrid *g);
+/* The n-th tile operation of kind `kind` in a statement list, searching
+ * pipelined loops too (0-based, in source order). */
+const IrTileOp *unit_tile_op(const Vec *body, TileOpKind kind, int n);
+
 /* Count of non-overlapping occurrences of `needle` in `hay`. */
 int unit_count(const char *hay, const char *needle);
 

@@ -200,6 +200,18 @@ IrStmt *build_decl_stmt(Builder *b, CXCursor stmt)
     return s;
 }
 
+static void use_pragmas_inside(Builder *b, CXCursor fn)
+{
+    unsigned begin, end;
+    if (!fe_cursor_range(b->fe, fn, &begin, &end))
+        return;
+    for (int i = 0; i < b->fe->attached.len; i++) {
+        const Attached *a = b->fe->attached.items[i];
+        if (a->pragma->begin_offset > begin && a->pragma->begin_offset < end)
+            use_pragma(b, a->pragma);
+    }
+}
+
 static bool build_kernel_stmt(Builder *b, CXCursor stmt)
 {
     enum CXCursorKind k = kind_of(stmt);
@@ -219,8 +231,10 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
     if (a && a->pragma->kind == PRAGMA_GRID) {
         use_pragma(b, a->pragma);
         IrGrid *grid = build_grid(b, stmt, a->pragma);
-        if (!grid)
+        if (!grid) {
+            use_pragmas_inside(b, stmt); /* the block was not (wholly) looked at: no follow-on errors */
             return false;
+        }
         IrStmt *s = anew(sizeof *s);
         s->kind = STMT_GRID;
         s->loc = grid->loc;
@@ -242,18 +256,6 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
              "this statement is not inside a '#pragma tile parallel' or 'grid' loop: at the top level of a kernel, "
              "this version of tilepp accepts scalar declarations, parallel loops and grids");
     return false;
-}
-
-static void use_pragmas_inside(Builder *b, CXCursor fn)
-{
-    unsigned begin, end;
-    if (!fe_cursor_range(b->fe, fn, &begin, &end))
-        return;
-    for (int i = 0; i < b->fe->attached.len; i++) {
-        const Attached *a = b->fe->attached.items[i];
-        if (a->pragma->begin_offset > begin && a->pragma->begin_offset < end)
-            use_pragma(b, a->pragma);
-    }
 }
 
 static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)

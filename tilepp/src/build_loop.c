@@ -185,7 +185,7 @@ bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXC
     *body_out = ch.items[3];
     return true;
 fail:
-    error_at(l->loc, "a parallel loop must have the form 'for (int v = lo; v < hi; v += step)' "
+    error_at(l->loc, "a loop under '#pragma tile' must have the form 'for (int v = lo; v < hi; v += step)' "
                      "(also <=, >, >=, ++, --, -=)");
     return false;
 }

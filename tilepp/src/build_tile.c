@@ -46,8 +46,33 @@ static BufferSpace space_of(PragmaKind k)
 }
 
 /* `#pragma tile shared half As[BM][BK], Bs[BK][BN];` */
-static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma *p)
+/* Why a declared tile cannot be one, or NULL. */
+static const char *tile_refusal(const IrBuffer *t, CXCursor var, CXType elem)
 {
+    if (t->rank == 0 || clang_getCanonicalType(elem).kind == CXType_ConstantArray || t->elem.kind == SCALAR_OTHER)
+        return "needs an array of constant extents with arithmetic elements";
+    if (!clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(var)))
+        return "cannot have an initializer: use tile_clear or tile_fill";
+    if (t->space == SPACE_SHARED && t->elem.kind != SCALAR_HALF && t->elem.kind != SCALAR_BF16)
+        return "is in shared memory, which this version of tilepp uses for half and bfloat16 tiles";
+    if (t->space == SPACE_FRAGMENT && t->elem.kind != SCALAR_FLOAT && t->elem.kind != SCALAR_HALF &&
+        t->elem.kind != SCALAR_BF16)
+        return "is a fragment, which holds float, half or bfloat16 values";
+    return NULL;
+}
+
+/* `#pragma tile shared half As[BM][BK], Bs[BK][BN];` A tile that is refused
+ * is still known to the block, so that its uses draw no further errors. */
+static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma *p, bool in_pipeline)
+{
+    if (p->kind == PRAGMA_LOCAL) {
+        error_at(p->loc, "'#pragma tile local' in a grid block is not implemented yet in this version of tilepp (it "
+                         "works in parallel loop bodies)");
+        return false;
+    }
+    if (in_pipeline)
+        error_at(p->loc, "declare tiles before the pipelined loop, not inside it");
+    bool ok = !in_pipeline;
     Children vars = children_of(stmt);
     for (int i = 0; i < vars.n; i++) {
         CXCursor var = vars.items[i];
@@ -65,27 +90,30 @@ static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma 
             type = clang_getArrayElementType(type);
         }
         t->elem = ir_type(type);
-        if (t->rank == 0 || clang_getCanonicalType(type).kind == CXType_ConstantArray || t->elem.kind == SCALAR_OTHER) {
-            error_at(t->loc, "'#pragma tile %s' needs an array of constant extents with arithmetic elements",
-                     pragma_kind_name(p->kind));
-            return false;
-        }
-        if (clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(var)) == 0) {
-            error_at(t->loc, "tile '%s' cannot have an initializer: use tile_clear or tile_fill", t->name);
-            return false;
-        }
-        if (t->space == SPACE_LOCAL) {
-            error_at(p->loc, "'#pragma tile local' is not implemented yet in this version of tilepp");
-            return false;
-        }
         vec_push(&g->tiles, t);
+        const char *why = tile_refusal(t, var, type);
+        if (why) {
+            error_at(t->loc, "tile '%s' %s", t->name, why);
+            t->space = SPACE_GLOBAL; /* marks it refused */
+            ok = false;
+        }
+        if (!ok)
+            continue;
         IrStmt *s = anew(sizeof *s);
         s->kind = STMT_TILE_DECL;
         s->loc = t->loc;
         s->tile = t;
         vec_push(&g->body, s);
     }
-    return true;
+    return ok;
+}
+
+static char *policy_name(const PClause *policy)
+{
+    char *text = parg_text(&policy->args[0]);
+    char *name = astrdup(text);
+    free(text);
+    return name;
 }
 
 /* ---- alignment ---- */
@@ -159,6 +187,8 @@ static IrBuffer *tile_arg(OpBuild *ob, int i, const char *role)
 {
     CXCursor a = strip(ob->args.items[i]);
     IrBuffer *t = kind_of(a) == CXCursor_DeclRefExpr ? grid_tile(ob->g, spelling(a)) : NULL;
+    if (t && t->space == SPACE_GLOBAL)
+        return NULL; /* a tile whose declaration was refused: reported there */
     if (!t)
         error_at(loc_of(ob->b, ob->args.items[i]),
                  "%s of '%s' must be a '#pragma tile shared' or 'fragment' array of this block", role,
@@ -258,6 +288,10 @@ bool gemm_operands_ok(Builder *b, const IrTileOp *op, const char *what)
                  op->c->dims[1]);
         return false;
     }
+    if (ka % 16) {
+        error_at(op->loc, "'%s': the tensor cores multiply in steps of 16 along k; here k is %lld", what, ka);
+        return false;
+    }
     bool inputs_ok = op->a->space == SPACE_SHARED && op->b->space == SPACE_SHARED && same_elem(op->a, op->b) &&
                      (op->a->elem.kind == SCALAR_HALF || op->a->elem.kind == SCALAR_BF16);
     if (!inputs_ok || op->c->space != SPACE_FRAGMENT || op->c->elem.kind != SCALAR_FLOAT) {
@@ -353,7 +387,7 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
             return NULL;
         }
         const PClause *policy = pragma_clause(gemm, "policy");
-        op->policy = policy ? parg_text(&policy->args[0]) : NULL;
+        op->policy = policy ? policy_name(policy) : NULL;
     }
     IrStmt *s = anew(sizeof *s);
     s->kind = STMT_TILE_OP;
@@ -401,6 +435,36 @@ static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragm
     return st;
 }
 
+static bool declares_array(CXCursor stmt)
+{
+    Children vars = children_of(stmt);
+    for (int i = 0; i < vars.n; i++) {
+        CXType t = clang_getCanonicalType(clang_getCursorType(vars.items[i]));
+        if (kind_of(vars.items[i]) == CXCursor_VarDecl &&
+            (t.kind == CXType_ConstantArray || t.kind == CXType_VariableArray || t.kind == CXType_IncompleteArray))
+            return true;
+    }
+    return false;
+}
+
+/* An array in a block without a tile pragma: where would it live? Refused,
+ * but known to the block, so that its uses draw no further errors. */
+static IrStmt *refuse_plain_array(Builder *b, IrGrid *g, CXCursor stmt)
+{
+    Children vars = children_of(stmt);
+    for (int i = 0; i < vars.n; i++) {
+        if (kind_of(vars.items[i]) != CXCursor_VarDecl)
+            continue;
+        IrBuffer *t = anew(sizeof *t);
+        t->name = spelling(vars.items[i]);
+        t->loc = loc_of(b, vars.items[i]);
+        vec_push(&g->tiles, t);
+        error_at(t->loc, "array '%s' in a grid block: say where it lives with '#pragma tile shared' or 'fragment'",
+                 t->name);
+    }
+    return NULL;
+}
+
 /* `#pragma tile gemm` on the user's own loop nest or micro-kernel call. */
 static IrStmt *build_matched_gemm(Builder *b, IrGrid *g, CXCursor stmt, const Pragma *p)
 {
@@ -410,7 +474,7 @@ static IrStmt *build_matched_gemm(Builder *b, IrGrid *g, CXCursor stmt, const Pr
     if (!op)
         return NULL;
     const PClause *policy = pragma_clause(p, "policy");
-    op->policy = policy ? parg_text(&policy->args[0]) : NULL;
+    op->policy = policy ? policy_name(policy) : NULL;
     IrStmt *s = anew(sizeof *s);
     s->kind = STMT_TILE_OP;
     s->loc = op->loc;
@@ -425,11 +489,7 @@ static IrStmt *build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pi
     if (a &&
         (a->pragma->kind == PRAGMA_SHARED || a->pragma->kind == PRAGMA_FRAGMENT || a->pragma->kind == PRAGMA_LOCAL)) {
         use_pragma(b, a->pragma);
-        if (in_pipeline) {
-            error_at(a->pragma->loc, "declare tiles before the pipelined loop, not inside it");
-            return NULL;
-        }
-        return build_tile_decls(b, g, stmt, a->pragma) ? anew(sizeof(IrStmt)) : NULL;
+        return build_tile_decls(b, g, stmt, a->pragma, in_pipeline) ? anew(sizeof(IrStmt)) : NULL;
     }
     if (a && a->pragma->kind == PRAGMA_PIPELINED) {
         use_pragma(b, a->pragma);
@@ -443,11 +503,18 @@ static IrStmt *build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pi
         const TileOpName *name = tile_op_named(spelling(stmt));
         if (name)
             return build_tile_op(b, g, stmt, name);
+        if (str_starts_with(spelling(stmt), "tile_reduce_") || strcmp(spelling(stmt), "tile_print") == 0) {
+            error_at(loc_of(b, stmt), "'%s' is not implemented yet on the GPU in this version of tilepp",
+                     spelling(stmt));
+            return NULL;
+        }
     }
     if (a && a->pragma->kind == PRAGMA_GEMM && (k == CXCursor_ForStmt || k == CXCursor_CallExpr))
         return build_matched_gemm(b, g, stmt, a->pragma);
     if (a && a->pragma->kind != PRAGMA_GEMM)
         return NULL; /* reported as not implemented */
+    if (k == CXCursor_DeclStmt && declares_array(stmt))
+        return refuse_plain_array(b, g, stmt);
     if (k == CXCursor_DeclStmt && !in_pipeline)
         return build_decl_stmt(b, stmt);
     if (k == CXCursor_NullStmt)
@@ -459,6 +526,44 @@ static IrStmt *build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pi
 
 /* A null-kind statement (all zero) stands for "nothing to add". */
 static bool is_nothing(const IrStmt *s) { return s->kind == STMT_DECL && !s->code; }
+
+static bool op_uses(const IrTileOp *op, const IrBuffer *t)
+{
+    return op->dst == t || op->src == t || op->a == t || op->b == t || op->c == t;
+}
+
+/* A block has one pipelined loop, and the shared tiles it loads are
+ * multi-buffered: outside the loop no stage holds "the" tile. */
+static bool check_pipeline_use(const IrGrid *g)
+{
+    const IrPipelined *pipe = NULL;
+    for (int i = 0; i < g->body.len; i++) {
+        const IrStmt *s = g->body.items[i];
+        if (s->kind != STMT_PIPELINED)
+            continue;
+        if (pipe) {
+            error_at(s->loc, "a grid block has at most one pipelined loop in this version of tilepp");
+            return false;
+        }
+        pipe = s->pipe;
+    }
+    for (int i = 0; pipe && i < pipe->body.len; i++) {
+        const IrStmt *load = pipe->body.items[i];
+        if (load->kind != STMT_TILE_OP || load->op->kind != TILE_LOAD)
+            continue;
+        for (int j = 0; j < g->body.len; j++) {
+            const IrStmt *s = g->body.items[j];
+            if (s->kind == STMT_TILE_OP && op_uses(s->op, load->op->dst)) {
+                error_at(s->loc,
+                         "'%s' is loaded in the pipelined loop, which keeps several stages of it: use it inside "
+                         "that loop",
+                         load->op->dst->name);
+                return false;
+            }
+        }
+    }
+    return true;
+}
 
 static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, bool in_pipeline)
 {
@@ -504,5 +609,5 @@ IrGrid *build_grid(Builder *b, CXCursor loop, const Pragma *pragma)
             break;
         loop = inner;
     }
-    return build_block_stmts(b, g, body, &g->body, false) ? g : NULL;
+    return build_block_stmts(b, g, body, &g->body, false) && check_pipeline_use(g) ? g : NULL;
 }

@@ -16,6 +16,7 @@ typedef struct NestLoop {
 /* The operands, as cursors of the arrays named in the body. */
 typedef struct Product {
     CXCursor c, a, b;               /* the array declarations (tiles or parameters) */
+    CXCursor a_expr, b_expr;        /* the operands as written, for diagnostics */
     int ci, cj, ai0, ai1, bi0, bi1; /* loop index (0..2) in each subscript */
     NestLoop loops[3];
 } Product;
@@ -117,8 +118,8 @@ static bool product_body(Builder *b, CXCursor body, Product *p)
     }
     Children prod = children_of(rhs);
     if (kind_of(rhs) != CXCursor_BinaryOperator || clang_getCursorBinaryOperatorKind(rhs) != CXBinaryOperator_Mul ||
-        prod.n != 2 || !element(p, prod.items[0], &p->a, &p->ai0, &p->ai1) ||
-        !element(p, prod.items[1], &p->b, &p->bi0, &p->bi1))
+        prod.n != 2 || !element(p, (p->a_expr = prod.items[0]), &p->a, &p->ai0, &p->ai1) ||
+        !element(p, (p->b_expr = prod.items[1]), &p->b, &p->bi0, &p->bi1))
         return fail(b, rhs, "the product must be A[..][..] * B[..][..], each subscripted by loop variables");
     return true;
 }
@@ -134,13 +135,13 @@ static bool roles(Builder *b, CXCursor at, Product *p, bool *a_trans, bool *b_tr
     else if (p->ai0 == k && p->ai1 == i)
         *a_trans = true;
     else
-        return fail(b, at, "A must be A[i][k] (or A[k][i]) with i the row of C and k the third loop");
+        return fail(b, p->a_expr, "A must be A[i][k] (or A[k][i]) with i the row of C and k the third loop");
     if (p->bi0 == k && p->bi1 == j)
         *b_trans = false;
     else if (p->bi0 == j && p->bi1 == k)
         *b_trans = true;
     else
-        return fail(b, at, "B must be B[k][j] (or B[j][k]) with j the column of C and k the third loop");
+        return fail(b, p->b_expr, "B must be B[k][j] (or B[j][k]) with j the column of C and k the third loop");
     return true;
 }
 
@@ -153,8 +154,11 @@ static bool match_nest(Builder *b, CXCursor loop, Product *p, bool *a_trans, boo
         if (d > 0 && !only_loop_in(body, &inner))
             return fail(b, body, "it must be a perfect nest of three for loops");
         CXCursor l = d == 0 ? loop : inner;
+        int errors = diag_error_count();
         if (!nest_loop(b, l, &p->loops[d], &body))
-            return fail(b, l, "each loop must be 'for (int v = 0; v < N; v++)' with a constant N");
+            return diag_error_count() > errors /* a non-canonical loop, reported as such */
+                       ? false
+                       : fail(b, l, "each loop must be 'for (int v = 0; v < N; v++)' with a constant N");
     }
     return product_body(b, body, p) && roles(b, loop, p, a_trans, b_trans);
 }
@@ -201,10 +205,8 @@ IrTileOp *match_gemm_loop(Builder *b, const Vec *tiles, CXCursor loop)
 IrTileOp *match_gemm_call(Builder *b, const Vec *tiles, CXCursor call)
 {
     CXCursor fn = clang_getCursorDefinition(clang_getCursorReferenced(call));
-    if (clang_Cursor_isNull(fn) || !fe_in_main_file(b->fe, fn)) {
-        fail(b, call, "the called function must be defined in this file");
-        return NULL;
-    }
+    if (clang_Cursor_isNull(fn) || !fe_in_main_file(b->fe, fn))
+        return NULL; /* the prelude refuses calls of functions the file does not define */
     Children parts = children_of(fn);
     CXCursor body = parts.items[parts.n - 1];
     Children stmts = children_of(body);

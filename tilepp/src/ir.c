@@ -160,10 +160,13 @@ static void dump_block(FILE *out, const Vec *body, const char *indent)
             if (op->kind == TILE_GEMM)
                 fprintf(out, "%s%s %s %s %s", op->a_trans ? " A^T" : "", op->b_trans ? " B^T" : "", op->a->name,
                         op->b->name, op->c->name);
-            else if (op->kind == TILE_LOAD || op->kind == TILE_STORE)
-                fprintf(out, " %s %s (%s, %s) in %s x %s", op->kind == TILE_LOAD ? op->dst->name : op->src->name,
-                        op->mat.buf->name, op->r0, op->c0, op->rows ? op->rows : "?", op->cols ? op->cols : "?");
-            else
+            else if (op->kind == TILE_LOAD || op->kind == TILE_STORE) {
+                fprintf(out, " %s %s", op->kind == TILE_LOAD ? op->dst->name : op->src->name, op->mat.buf->name);
+                for (int d = 0; d < op->mat.nlead; d++)
+                    fprintf(out, "[%s]", op->mat.lead[d]);
+                fprintf(out, " (%s, %s) in %s x %s", op->r0, op->c0, op->rows ? op->rows : "?",
+                        op->cols ? op->cols : "?");
+            } else
                 fprintf(out, " %s%s%s", op->dst->name, op->value ? " = " : "", op->value ? op->value : "");
             fputc('\n', out);
             break;

@@ -72,6 +72,15 @@ static bool plan_shared(GridPlan *gp, unsigned archs)
         sp->offset = gp->smem_bytes;
         gp->smem_bytes += sp->stages * sp->bytes;
         str_addf(&detail, "%s%s: %d x %lld", detail.len ? ", " : "", t->name, sp->stages, sp->bytes);
+        bool paired = t->rank == 2 && (t->dims[1] * t->elem.size != 64 || t->dims[0] % 2 == 0);
+        if (t->rank == 2 && !paired) {
+            error_at(t->loc,
+                     "shared tile '%s': rows of 64 bytes come in pairs in the swizzled layout; give it an even "
+                     "number of rows",
+                     t->name);
+            str_free(&detail);
+            return false;
+        }
         if (t->rank != 2 || (t->dims[1] * t->elem.size) % 64) {
             error_at(t->loc,
                      "shared tile '%s': the tensor-core path needs 2-D tiles whose rows are a multiple of 64 bytes "
@@ -135,30 +144,66 @@ static bool arrange_warps(GridPlan *gp, long long m, long long n, int warps, con
     return best >= 0;
 }
 
+/* Registers a thread may spend on fragments: the 64K-register file shared by
+ * the block's threads, at most 255 each, with room left for addresses and
+ * operands. */
+static long long accum_budget(int threads)
+{
+    long long regs = 65536 / threads;
+    if (regs > 255)
+        regs = 255;
+    long long budget = regs - 64 > regs / 2 ? regs - 64 : regs / 2;
+    return budget < MAX_ACCUM_PER_THREAD ? budget : MAX_ACCUM_PER_THREAD;
+}
+
+/* One warp arrangement for the block, chosen for the gemm's accumulator (or
+ * the first fragment), which every fragment must be able to use: fragments
+ * share a layout so that copies between them stay in registers. */
 static bool plan_warps(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
     const IrTileOp *gemm = first_gemm(&g->body);
     int warps = k->threads / 32;
+    const IrBuffer *lead = gemm ? gemm->c : NULL;
+    long long per_thread = 0;
     for (int i = 0; i < g->tiles.len; i++) {
         const IrBuffer *t = g->tiles.items[i];
         if (t->space != SPACE_FRAGMENT)
             continue;
-        long long per_thread = t->dims[0] * (t->rank > 1 ? t->dims[1] : 1) / k->threads;
-        if (t->rank != 2 || per_thread > MAX_ACCUM_PER_THREAD) {
-            error_at(t->loc,
-                     "fragment '%s' would hold %lld values in each of the %d threads' registers; at most %d fit "
-                     "without spilling: use more threads or a smaller tile",
-                     t->name, per_thread, k->threads, MAX_ACCUM_PER_THREAD);
+        if (t->rank != 2) {
+            error_at(t->loc, "fragment '%s': fragments are 2-D tiles in this version of tilepp", t->name);
             return false;
         }
-        const char *policy = gemm && gemm->c == t ? gemm->policy : NULL;
-        if (!arrange_warps(gp, t->dims[0], t->dims[1], warps, policy)) {
+        lead = lead ? lead : t;
+        per_thread += t->dims[0] * t->dims[1] / k->threads;
+    }
+    if (!lead)
+        return true;
+    long long budget = accum_budget(k->threads);
+    if (per_thread > budget) {
+        error_at(lead->loc,
+                 "the block's fragments would hold %lld values in each of the %d threads' registers; at most %lld fit "
+                 "without spilling: use more threads (up to 256) or smaller tiles",
+                 per_thread, k->threads, budget);
+        return false;
+    }
+    const char *policy = gemm ? gemm->policy : NULL;
+    if (!arrange_warps(gp, lead->dims[0], lead->dims[1], warps, policy)) {
+        error_at(lead->loc,
+                 "cannot share the %lldx%lld fragment '%s' among %d warps%s%s: each warp needs a multiple of %dx%d",
+                 lead->dims[0], lead->dims[1], lead->name, warps, policy ? " with policy " : "", policy ? policy : "",
+                 WARP_TILE_M, WARP_TILE_N);
+        return false;
+    }
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space != SPACE_FRAGMENT || t == lead)
+            continue;
+        if (t->dims[0] % (gp->warps_m * WARP_TILE_M) || t->dims[1] % (gp->warps_n * WARP_TILE_N)) {
             error_at(t->loc,
-                     "cannot share the %lldx%lld fragment '%s' among %d warps%s%s: each warp needs a multiple of "
-                     "%dx%d",
-                     t->dims[0], t->dims[1], t->name, warps, policy ? " with policy " : "", policy ? policy : "",
-                     WARP_TILE_M, WARP_TILE_N);
+                     "fragment '%s' (%lldx%lld) cannot use the block's warp arrangement %dx%d (from '%s'): each warp "
+                     "needs a multiple of %dx%d",
+                     t->name, t->dims[0], t->dims[1], gp->warps_m, gp->warps_n, lead->name, WARP_TILE_M, WARP_TILE_N);
             return false;
         }
     }
@@ -233,7 +278,8 @@ static void plan_occupancy(GridPlan *gp, const IrKernel *k, unsigned archs)
     }
     const char *arch;
     long long limit = smem_limit(archs, &arch);
-    gp->min_blocks = per_thread <= 64 && 2 * gp->smem_bytes <= limit ? 2 : 1;
+    long long regs_two_blocks = 65536 / (2LL * k->threads);
+    gp->min_blocks = per_thread <= 64 && per_thread + 64 <= regs_two_blocks && 2 * gp->smem_bytes <= limit ? 2 : 1;
 }
 
 /* The loads of the block. When every one starts at a column that is a

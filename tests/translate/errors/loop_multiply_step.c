@@ -1,5 +1,5 @@
 // A loop whose step multiplies.
-// expect: 9:5: error: a parallel loop must have the form 'for (int v = lo; v < hi; v += step)' (also <=, >, >=, ++, --, -=)
+// expect: 9:5: error: a loop under '#pragma tile' must have the form 'for (int v = lo; v < hi; v += step)' (also <=, >, >=, ++, --, -=)
 #include <tilepp/tile.h>
 
 #pragma tile kernel

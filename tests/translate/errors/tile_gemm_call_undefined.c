@@ -1,0 +1,29 @@
+// '#pragma tile gemm' on a call of a function declared but not defined here.
+// One error; when this was written the call was reported twice (by the gemm
+// matcher and by the check of calls).
+// expect-prefix: 25:17: error: 
+#include <tilepp/tile.h>
+
+void mm(const half a[64][32], const half b[32][64], float c[64][64]);
+
+#pragma tile kernel threads(128)
+void f(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile shared
+            half As[64][32], Bs[32][64];
+#pragma tile fragment
+            float Cf[64][64];
+            tile_clear(Cf);
+#pragma tile pipelined stages(2)
+            for (int k = 0; k < tile_cdiv(K, 32); k++) {
+                tile_load(As, A, by * 64, k * 32, M, K);
+                tile_load(Bs, B, k * 32, bx * 64, K, N);
+#pragma tile gemm
+                mm(As, Bs, Cf);
+            }
+            tile_store(C, Cf, by * 64, bx * 64, M, N);
+        }
+}
