@@ -116,6 +116,15 @@ static char *policy_name(const PClause *policy)
     return name;
 }
 
+static IrStmt *op_stmt(IrTileOp *op)
+{
+    IrStmt *s = anew(sizeof *s);
+    s->kind = STMT_TILE_OP;
+    s->loc = op->loc;
+    s->op = op;
+    return s;
+}
+
 /* ---- alignment ---- */
 
 static void add_block_var(Builder *b, CXCursor var, const IrLoop *loop)
@@ -389,11 +398,7 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
         const PClause *policy = pragma_clause(gemm, "policy");
         op->policy = policy ? policy_name(policy) : NULL;
     }
-    IrStmt *s = anew(sizeof *s);
-    s->kind = STMT_TILE_OP;
-    s->loc = op->loc;
-    s->op = op;
-    return s;
+    return op_stmt(op);
 }
 
 /* ---- block bodies ---- */
@@ -475,11 +480,7 @@ static IrStmt *build_matched_gemm(Builder *b, IrGrid *g, CXCursor stmt, const Pr
         return NULL;
     const PClause *policy = pragma_clause(p, "policy");
     op->policy = policy ? policy_name(policy) : NULL;
-    IrStmt *s = anew(sizeof *s);
-    s->kind = STMT_TILE_OP;
-    s->loc = op->loc;
-    s->op = op;
-    return s;
+    return op_stmt(op);
 }
 
 static IrStmt *build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipeline)

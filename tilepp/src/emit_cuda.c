@@ -247,21 +247,24 @@ static void put_parallel_kernel(Out *o, const IrKernel *k, const ParallelPlan *p
 /* Launchers                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* The launcher's view of a loop: evaluated once, before the kernel runs. */
+void put_loop_descriptor(Out *o, const IrLoop *l, int d)
+{
+    putf(o,
+         "        const tile_loop tile_l%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",
+         d, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
+    putf(
+        o,
+        "        if (tile_l%d.count < 0)\n            return cudaErrorInvalidValue; /* the C loop would never end */\n",
+        d);
+}
+
 static void put_launch(Out *o, const IrKernel *k, const ParallelPlan *pp)
 {
     const IrParallel *par = pp->par;
     putf(o, "    { // %s:%d\n", o->names->source_name, par->loc.line);
-    for (int d = 0; d < par->depth; d++) {
-        const IrLoop *l = &par->loops[d];
-        putf(o,
-             "        const tile_loop tile_l%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), "
-             "%s);\n",
-             d, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
-        putf(o,
-             "        if (tile_l%d.count < 0)\n            return cudaErrorInvalidValue; /* the C loop would never end "
-             "*/\n",
-             d);
-    }
+    for (int d = 0; d < par->depth; d++)
+        put_loop_descriptor(o, &par->loops[d], d);
     int inner = par->depth - 1;
     putf(o, "        const long long tile_groups = (tile_l%d.count + %d) / %d;\n", inner, par->vector - 1, par->vector);
     put(o, "        long long tile_total = tile_groups");

@@ -24,6 +24,7 @@ void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *));
 void put_arg_names(Out *o, const IrKernel *k);
 void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement);
 void put_decls(Out *o, const Vec *decls);
+void put_loop_descriptor(Out *o, const IrLoop *l, int d);
 void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent);
 
 /* emit_tile.c */

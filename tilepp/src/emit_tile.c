@@ -331,15 +331,7 @@ void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
     putf(o, "    { // %s:%d\n", o->names->source_name, g->loc.line);
     put(o, "        long long tile_blocks = 1;\n");
     for (int d = 0; d < g->depth; d++) {
-        const IrLoop *l = &g->loops[d];
-        putf(o,
-             "        const tile_loop tile_l%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), "
-             "%s);\n",
-             d, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
-        putf(o,
-             "        if (tile_l%d.count < 0)\n            return cudaErrorInvalidValue; /* the C loop would never end "
-             "*/\n",
-             d);
+        put_loop_descriptor(o, &g->loops[d], d);
         putf(o, "        tile_blocks *= tile_l%d.count;\n", d);
     }
     put(o, "        if (tile_blocks > INT_MAX)\n            return cudaErrorInvalidConfiguration;\n");
