@@ -52,8 +52,7 @@ static enum CXChildVisitResult scan_invariant(CXCursor c, CXCursor parent, CXCli
             return CXChildVisit_Continue; /* math functions are pure; their arguments decide */
         if (!invariant_decl(s->b, d))
             s->invariant = false;
-    } else if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr ||
-               (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Deref))
+    } else if (is_memory_read(c))
         s->invariant = false;
     return s->invariant ? CXChildVisit_Recurse : CXChildVisit_Break;
 }

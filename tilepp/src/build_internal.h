@@ -33,6 +33,8 @@ typedef struct BlockVar {
 
 Children children_of(CXCursor c);
 enum CXCursorKind kind_of(CXCursor c);
+/* A read of memory through a pointer: a[i], p->f or s.f, *p. */
+bool is_memory_read(CXCursor c);
 CXCursor strip(CXCursor c);
 char *spelling(CXCursor c);
 ScalarKind scalar_kind(CXType t, int *size, bool *is_signed);

@@ -152,8 +152,7 @@ static enum CXChildVisitResult scan_uses(CXCursor c, CXCursor parent, CXClientDa
         const IrParam *p = param_of(s->b, d);
         if (p || is_kernel_local(s->b, d))
             vec_push(s->names, spelling(d));
-    } else if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr ||
-               (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Deref))
+    } else if (is_memory_read(c))
         s->reads_memory = true;
     return CXChildVisit_Recurse;
 }

@@ -126,9 +126,7 @@ static enum CXChildVisitResult scan_memory_read(CXCursor c, CXCursor parent, CXC
 {
     CXCursor *found = data;
     (void)parent;
-    enum CXCursorKind k = kind_of(c);
-    if (k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr ||
-        (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Deref)) {
+    if (is_memory_read(c)) {
         *found = c;
         return CXChildVisit_Break;
     }

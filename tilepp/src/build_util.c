@@ -33,6 +33,13 @@ Children children_of(CXCursor c)
 
 enum CXCursorKind kind_of(CXCursor c) { return clang_getCursorKind(c); }
 
+bool is_memory_read(CXCursor c)
+{
+    enum CXCursorKind k = kind_of(c);
+    return k == CXCursor_ArraySubscriptExpr || k == CXCursor_MemberRefExpr ||
+           (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_Deref);
+}
+
 /* Strips parentheses and implicit casts (libclang shows those as unexposed). */
 CXCursor strip(CXCursor c)
 {

@@ -87,11 +87,6 @@ static FindName find_definition(FrontEnd *fe, const char *name, unsigned at)
     return f;
 }
 
-static PTokKind ptok_kind_of(CXTokenKind k)
-{
-    return k == CXToken_Literal ? PTOK_NUMBER : k == CXToken_Punctuation ? PTOK_PUNCT : PTOK_IDENT;
-}
-
 /* Appends the tokens of `toks`, replacing object-like macros by their
  * bodies, as the preprocessor would (no parentheses added). */
 static bool expand_tokens(FrontEnd *fe, const PTok *toks, int n, unsigned at, Vec *out, Vec *active)
@@ -114,7 +109,7 @@ static bool expand_tokens(FrontEnd *fe, const PTok *toks, int n, unsigned at, Ve
         PTok *ptoks = anew((size_t)(nbody + 1) * sizeof *ptoks);
         int count = 0;
         for (unsigned j = 1; j < nbody; j++) /* token 0 is the macro's name */
-            ptoks[count++] = (PTok){ptok_kind_of(clang_getTokenKind(body[j])),
+            ptoks[count++] = (PTok){ptok_kind(clang_getTokenKind(body[j])),
                                     cx_take(clang_getTokenSpelling(fe->tu, body[j])), t->loc};
         clang_disposeTokens(fe->tu, body, nbody);
         vec_push(active, t->text);

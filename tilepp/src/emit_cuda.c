@@ -123,10 +123,13 @@ void put_decls(Out *o, const Vec *decls)
         put_code(o, ((const IrStmt *)decls->items[i])->code, NULL, false);
 }
 
-void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent)
+/* `const T v = lo + k * step;` from the loop descriptor `desc` (tile_l0,
+ * tile_pl, ...) at iteration k_expr. */
+void put_loop_var(Out *o, const IrLoop *l, const char *desc, const char *k_expr, const char *indent)
 {
-    putf(o, "%s[[maybe_unused]] const %s %s = (%s)(tile_l%d.lo + (%s) * tile_l%d.step);\n", indent,
-         unqualified(l->var_type.spelling), l->var, unqualified(l->var_type.spelling), d, k_expr, d);
+    const char *t = unqualified(l->var_type.spelling);
+    putf(o, "%s[[maybe_unused]] const %s %s = (%s)(%s.lo + (%s) * %s.step);\n", indent, t, l->var, t, desc, k_expr,
+         desc);
 }
 
 /* Iteration numbers of the outer loops, from the linear row index. */
@@ -144,7 +147,7 @@ static void put_outer_vars(Out *o, const IrParallel *par)
     put(o, "        const long long tile_k0 = tile_rest;\n");
     for (int d = 0; d < par->depth - 1; d++) {
         char *k = aprintf("tile_k%d", d);
-        put_loop_var(o, &par->loops[d], d, k, "        ");
+        put_loop_var(o, &par->loops[d], aprintf("tile_l%d", d), k, "        ");
     }
 }
 
@@ -154,7 +157,7 @@ static void put_scalar_group(Out *o, const ParallelPlan *pp, const char *indent)
     int inner = par->depth - 1;
     putf(o, "%sfor (int tile_j = 0; tile_j < %d; tile_j++) {\n", indent, par->vector);
     putf(o, "%s    if (tile_first + tile_j >= tile_l%d.count)\n%s        break;\n", indent, inner, indent);
-    put_loop_var(o, &par->loops[inner], inner, "tile_first + tile_j", aprintf("%s    ", indent));
+    put_loop_var(o, &par->loops[inner], aprintf("tile_l%d", inner), "tile_first + tile_j", aprintf("%s    ", indent));
     put_code(o, par->body, NULL, true);
     putf(o, "%s}\n", indent);
 }
@@ -166,7 +169,7 @@ static void put_vector_group(Out *o, const ParallelPlan *pp)
     const IrLoop *l = &par->loops[inner];
     putf(o, "        bool tile_wide = tile_first + %d <= tile_l%d.count;\n", v, inner);
     put(o, "        if (tile_wide) {\n");
-    put_loop_var(o, l, inner, "tile_first", "            ");
+    put_loop_var(o, l, aprintf("tile_l%d", inner), "tile_first", "            ");
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
         putf(o, "            tile_wide = tile_wide && tile_aligned<tile_vec_align<%s, %d>()>(&(%s));\n",
@@ -174,7 +177,7 @@ static void put_vector_group(Out *o, const ParallelPlan *pp)
     }
     put(o, "        }\n");
     put(o, "        if (tile_wide) {\n");
-    put_loop_var(o, l, inner, "tile_first", "            ");
+    put_loop_var(o, l, aprintf("tile_l%d", inner), "tile_first", "            ");
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
         const char *t = unqualified(vb->buf->elem.spelling);
@@ -183,7 +186,7 @@ static void put_vector_group(Out *o, const ParallelPlan *pp)
             putf(o, "            tile_vec_load<%s, %d>(tile_v_%s, &(%s));\n", t, v, vb->buf->name, vb->access->text);
     }
     putf(o, "#pragma unroll\n            for (int tile_j = 0; tile_j < %d; tile_j++) {\n", v);
-    put_loop_var(o, l, inner, "tile_first + tile_j", "                ");
+    put_loop_var(o, l, aprintf("tile_l%d", inner), "tile_first + tile_j", "                ");
     put_code(o, par->body, pp, true);
     put(o, "            }\n");
     for (int i = 0; i < pp->vec_buffers.len; i++) {

@@ -25,7 +25,7 @@ void put_arg_names(Out *o, const IrKernel *k);
 void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement);
 void put_decls(Out *o, const Vec *decls);
 void put_loop_descriptor(Out *o, const IrLoop *l, int d);
-void put_loop_var(Out *o, const IrLoop *l, int d, const char *k_expr, const char *indent);
+void put_loop_var(Out *o, const IrLoop *l, const char *desc, const char *k_expr, const char *indent);
 
 /* emit_tile.c */
 void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp);

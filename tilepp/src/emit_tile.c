@@ -163,13 +163,6 @@ static void put_op(Block *bl, const IrTileOp *op, const char *indent)
 
 /* ---- pipelined loops ---- */
 
-static void put_pipe_var(Block *bl, const IrLoop *l, const char *iter, const char *indent)
-{
-    const char *t = unqualified(l->var_type.spelling);
-    putf(bl->o, "%s[[maybe_unused]] const %s %s = (%s)(tile_pl.lo + (%s) * tile_pl.step);\n", indent, t, l->var, t,
-         iter);
-}
-
 static void put_pipe_loads(Block *bl, const IrPipelined *pipe, const char *indent)
 {
     for (int i = 0; i < pipe->body.len; i++) {
@@ -206,7 +199,7 @@ static void put_pipelined(Block *bl, const IrPipelined *pipe)
     if (stages == 1) {
         put(o, "        for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
         put(o, "            __syncthreads();\n");
-        put_pipe_var(bl, l, "tile_i", "            ");
+        put_loop_var(bl->o, l, "tile_pl", "tile_i", "            ");
         put_pipe_loads(bl, pipe, "            ");
         put(o, "            tile80::commit();\n            tile80::wait<0>();\n            __syncthreads();\n");
         put_pipe_compute(bl, pipe, "            ");
@@ -214,7 +207,7 @@ static void put_pipelined(Block *bl, const IrPipelined *pipe)
     } else {
         putf(o, "        for (int tile_stage = 0; tile_stage < %d; tile_stage++) {\n", stages - 1);
         put(o, "            if (tile_stage < tile_pl.count) {\n");
-        put_pipe_var(bl, l, "tile_stage", "                ");
+        put_loop_var(bl->o, l, "tile_pl", "tile_stage", "                ");
         put_pipe_loads(bl, pipe, "                ");
         put(o, "            }\n            tile80::commit();\n        }\n");
         put(o, "        for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
@@ -222,11 +215,11 @@ static void put_pipelined(Block *bl, const IrPipelined *pipe)
         putf(o, "            {\n                const long long tile_next = tile_i + %d;\n", stages - 1);
         putf(o, "                const int tile_stage = (int)(tile_next %% %d);\n", stages);
         put(o, "                if (tile_next < tile_pl.count) {\n");
-        put_pipe_var(bl, l, "tile_next", "                    ");
+        put_loop_var(bl->o, l, "tile_pl", "tile_next", "                    ");
         put_pipe_loads(bl, pipe, "                    ");
         put(o, "                }\n                tile80::commit();\n            }\n");
         putf(o, "            const int tile_stage = (int)(tile_i %% %d);\n", stages);
-        put_pipe_var(bl, l, "tile_i", "            ");
+        put_loop_var(bl->o, l, "tile_pl", "tile_i", "            ");
         put_pipe_compute(bl, pipe, "            ");
         put(o, "        }\n");
     }
@@ -255,7 +248,7 @@ static void put_block_index(Out *o, const IrGrid *g)
              g->swizzle);
     }
     for (int d = 0; d < g->depth; d++)
-        put_loop_var(o, &g->loops[d], d, aprintf("tile_b%d", d), "    ");
+        put_loop_var(o, &g->loops[d], aprintf("tile_l%d", d), aprintf("tile_b%d", d), "    ");
 }
 
 static void put_grid_comment(Out *o, const IrKernel *k, const GridPlan *gp)
@@ -312,7 +305,7 @@ void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
 
 /* The 16-byte variant needs every loaded matrix, and each of its rows, to
  * start on a 16-byte boundary (slices start on rows, so they do too). */
-static void put_alignment_test(Out *o, const IrKernel *k, const GridPlan *gp)
+static void put_alignment_test(Out *o, const GridPlan *gp)
 {
     put(o, "            const bool tile_aligned = true");
     for (int i = 0; i < gp->loads.len; i++) {
@@ -322,7 +315,6 @@ static void put_alignment_test(Out *o, const IrKernel *k, const GridPlan *gp)
              buf->name, buf->extents[buf->rank - 1], elem(buf));
     }
     put(o, ";\n");
-    (void)k;
 }
 
 void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
@@ -338,7 +330,7 @@ void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
     put(o, "        if (tile_blocks > 0) {\n");
     const char *kernel = gp->kernel_name;
     if (gp->align_variants) {
-        put_alignment_test(o, k, gp);
+        put_alignment_test(o, gp);
         kernel = aprintf("tile_aligned ? %s<16> : %s<0>", gp->kernel_name, gp->kernel_name);
         putf(o, "            void (*tile_kernel)(");
         put_param_list(o, k, kernel_param);

@@ -204,7 +204,7 @@ static bool in_skipped_range(CXSourceRangeList *skipped, const FrontEnd *fe, uns
     return false;
 }
 
-static PTokKind ptok_kind(CXTokenKind k)
+PTokKind ptok_kind(CXTokenKind k)
 {
     switch (k) {
     case CXToken_Identifier:

@@ -65,6 +65,9 @@ const Pragma *fe_pragma_on(const FrontEnd *fe, CXCursor c, PragmaKind kind);
 /* Any tile pragma attached to c (the first), or NULL. */
 const Attached *fe_attached_on(const FrontEnd *fe, CXCursor c);
 
+/* The pragma parser's kind of a libclang token. */
+PTokKind ptok_kind(CXTokenKind k);
+
 /* CXString to arena string. */
 char *cx_take(CXString s);
 
