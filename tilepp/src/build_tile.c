@@ -63,7 +63,7 @@ static const char *tile_refusal(const IrBuffer *t, CXCursor var, CXType elem)
 
 /* `#pragma tile shared half As[BM][BK], Bs[BK][BN];` A tile that is refused
  * is still known to the block, so that its uses draw no further errors. */
-static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma *p, bool in_pipeline)
+static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma *p, bool in_pipeline, Vec *out)
 {
     if (p->kind == PRAGMA_LOCAL) {
         error_at(p->loc, "'#pragma tile local' in a grid block is not implemented yet in this version of tilepp (it "
@@ -103,7 +103,7 @@ static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma 
         s->kind = STMT_TILE_DECL;
         s->loc = t->loc;
         s->tile = t;
-        vec_push(&g->body, s);
+        vec_push(out, s);
     }
     return ok;
 }
@@ -454,7 +454,7 @@ static bool declares_array(CXCursor stmt)
 
 /* An array in a block without a tile pragma: where would it live? Refused,
  * but known to the block, so that its uses draw no further errors. */
-static IrStmt *refuse_plain_array(Builder *b, IrGrid *g, CXCursor stmt)
+static bool refuse_plain_array(Builder *b, IrGrid *g, CXCursor stmt)
 {
     Children vars = children_of(stmt);
     for (int i = 0; i < vars.n; i++) {
@@ -467,7 +467,7 @@ static IrStmt *refuse_plain_array(Builder *b, IrGrid *g, CXCursor stmt)
         error_at(t->loc, "array '%s' in a grid block: say where it lives with '#pragma tile shared' or 'fragment'",
                  t->name);
     }
-    return NULL;
+    return false;
 }
 
 /* `#pragma tile gemm` on the user's own loop nest or micro-kernel call. */
@@ -483,50 +483,55 @@ static IrStmt *build_matched_gemm(Builder *b, IrGrid *g, CXCursor stmt, const Pr
     return op_stmt(op);
 }
 
-static IrStmt *build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipeline)
+static bool add_stmt(Vec *out, IrStmt *s)
+{
+    if (s)
+        vec_push(out, s);
+    return s != NULL;
+}
+
+/* Adds what the statement becomes to `out`; false after reporting. */
+static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipeline, Vec *out)
 {
     enum CXCursorKind k = kind_of(stmt);
     const Attached *a = fe_attached_on(b->fe, stmt);
     if (a &&
         (a->pragma->kind == PRAGMA_SHARED || a->pragma->kind == PRAGMA_FRAGMENT || a->pragma->kind == PRAGMA_LOCAL)) {
         use_pragma(b, a->pragma);
-        return build_tile_decls(b, g, stmt, a->pragma, in_pipeline) ? anew(sizeof(IrStmt)) : NULL;
+        return build_tile_decls(b, g, stmt, a->pragma, in_pipeline, out);
     }
     if (a && a->pragma->kind == PRAGMA_PIPELINED) {
         use_pragma(b, a->pragma);
         if (in_pipeline) {
             error_at(a->pragma->loc, "pipelined loops cannot be nested");
-            return NULL;
+            return false;
         }
-        return build_pipelined(b, g, stmt, a->pragma);
+        return add_stmt(out, build_pipelined(b, g, stmt, a->pragma));
     }
     if (k == CXCursor_CallExpr) {
         const TileOpName *name = tile_op_named(spelling(stmt));
         if (name)
-            return build_tile_op(b, g, stmt, name);
+            return add_stmt(out, build_tile_op(b, g, stmt, name));
         if (str_starts_with(spelling(stmt), "tile_reduce_") || strcmp(spelling(stmt), "tile_print") == 0) {
             error_at(loc_of(b, stmt), "'%s' is not implemented yet on the GPU in this version of tilepp",
                      spelling(stmt));
-            return NULL;
+            return false;
         }
     }
     if (a && a->pragma->kind == PRAGMA_GEMM && (k == CXCursor_ForStmt || k == CXCursor_CallExpr))
-        return build_matched_gemm(b, g, stmt, a->pragma);
+        return add_stmt(out, build_matched_gemm(b, g, stmt, a->pragma));
     if (a && a->pragma->kind != PRAGMA_GEMM)
-        return NULL; /* reported as not implemented */
+        return false; /* reported as not implemented */
     if (k == CXCursor_DeclStmt && declares_array(stmt))
         return refuse_plain_array(b, g, stmt);
     if (k == CXCursor_DeclStmt && !in_pipeline)
-        return build_decl_stmt(b, stmt);
+        return add_stmt(out, build_decl_stmt(b, stmt));
     if (k == CXCursor_NullStmt)
-        return anew(sizeof(IrStmt));
+        return true;
     error_at(loc_of(b, stmt), "in a '#pragma tile grid' block this version of tilepp accepts tile declarations, tile "
                               "operations, scalar declarations and one pipelined loop");
-    return NULL;
+    return false;
 }
-
-/* A null-kind statement (all zero) stands for "nothing to add". */
-static bool is_nothing(const IrStmt *s) { return s->kind == STMT_DECL && !s->code; }
 
 static bool op_uses(const IrTileOp *op, const IrBuffer *t)
 {
@@ -574,13 +579,8 @@ static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, bo
         stmts.items[stmts.n++] = body;
     }
     bool ok = true;
-    for (int i = 0; i < stmts.n; i++) {
-        IrStmt *s = build_block_stmt(b, g, stmts.items[i], in_pipeline);
-        if (!s)
-            ok = false;
-        else if (!is_nothing(s))
-            vec_push(out, s);
-    }
+    for (int i = 0; i < stmts.n; i++)
+        ok &= build_block_stmt(b, g, stmts.items[i], in_pipeline, out);
     return ok;
 }
 
