@@ -318,19 +318,40 @@ template <int N> __device__ __forceinline__ void wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+namespace detail
+{
+/* The accumulator layout both paths share (mma.sync m16n8 pieces here, the
+ * m64nN results of wgmma on sm_90a): value (mi * NI + ni) * 4 + e of a thread
+ * sits at row row0() + mi * ROW_STEP + (e / 2) * 8, column col0() + ni * 8 +
+ * e % 2 of the tile. f(float &value, int row, int col). */
+template <typename Acc, typename F> __device__ __forceinline__ void for_each(Acc &C, F f)
+{
+    const int r = Acc::row0(), c = Acc::col0();
+#pragma unroll
+    for (int mi = 0; mi < Acc::MI; mi++)
+#pragma unroll
+        for (int ni = 0; ni < Acc::NI; ni++)
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                f(C.v[(mi * Acc::NI + ni) * 4 + e], r + mi * Acc::ROW_STEP + (e >> 1) * 8, c + ni * 8 + (e & 1));
+}
+} // namespace detail
+
 /* ---- accumulators ----
  * The BM x BN tile is cut into WARPS_M x WARPS_N warp tiles of WTM x WTN;
  * warp w owns warp tile (w / WARPS_N, w % WARPS_N). Inside a warp tile, each
  * 16 x 8 piece (mi, ni) is one mma accumulator: lane l holds rows l/4 and
  * l/4 + 8, columns 2*(l%4) and 2*(l%4) + 1, as v[(mi*NI + ni)*4 + {0,1,2,3}]
  * = (row, col), (row, col+1), (row+8, col), (row+8, col+1). */
-template <int BM, int BN, int WARPS_M, int WARPS_N> struct accum {
+template <int BM_, int BN_, int WARPS_M, int WARPS_N> struct accum {
+    static constexpr int BM = BM_, BN = BN_;
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;
     static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "tile80::accum: warps must divide the tile");
     static_assert(WTM % 16 == 0 && WTN % 16 == 0, "tile80::accum: warp tiles are multiples of 16 x 16");
     static constexpr int MI = WTM / 16, NI = WTN / 8;
     static constexpr int COUNT = MI * NI * 4;
+    static constexpr int ROW_STEP = 16; /* rows between the pieces mi and mi + 1 */
 
     float v[COUNT];
 
@@ -359,18 +380,11 @@ template <int BM, int BN, int WARPS_M, int WARPS_N> struct accum {
     /* f(float &value, int row, int col) for each of this thread's values; row
      * and col are coordinates inside the BM x BN tile (add the tile's origin
      * for matrix coordinates). */
-    template <typename F> __device__ __forceinline__ void for_each(F f)
-    {
-        const int lane = (int)threadIdx.x & 31;
-        const int r = warp_m() * WTM + lane / 4, c = warp_n() * WTN + (lane % 4) * 2;
-#pragma unroll
-        for (int mi = 0; mi < MI; mi++)
-#pragma unroll
-            for (int ni = 0; ni < NI; ni++)
-#pragma unroll
-                for (int e = 0; e < 4; e++)
-                    f(v[(mi * NI + ni) * 4 + e], r + mi * 16 + (e >> 1) * 8, c + ni * 8 + (e & 1));
-    }
+    template <typename F> __device__ __forceinline__ void for_each(F f) { detail::for_each(*this, f); }
+
+    /* Tile coordinates of this thread's first value, v[0]. */
+    static __device__ __forceinline__ int row0() { return warp_m() * WTM + (int)(threadIdx.x & 31) / 4; }
+    static __device__ __forceinline__ int col0() { return warp_n() * WTN + (int)(threadIdx.x & 3) * 2; }
 };
 
 /* ---- tensor-core product ----
@@ -609,15 +623,15 @@ template <> __device__ __forceinline__ void put<__nv_bfloat16>(__nv_bfloat16 *p,
  * cols row-major matrix dst (leading dimension ld), converted to TO (rounded
  * to nearest even); nothing outside the matrix is written. Adjacent column
  * pairs go out in one store when dst, ld and c0 keep them aligned. */
-template <typename TO, int BM, int BN, int WM, int WN>
+template <typename TO, typename Acc>
 __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long long c0, long long rows, long long cols,
-                                      const accum<BM, BN, WM, WN> &C)
+                                      const Acc &C)
 {
-    typedef accum<BM, BN, WM, WN> acc;
+    typedef Acc acc;
+    constexpr int BM = Acc::BM, BN = Acc::BN;
     typedef detail::pair_of<TO> pair;
-    const int lane = (int)threadIdx.x & 31;
-    const long long rb = r0 + acc::warp_m() * acc::WTM + lane / 4;
-    const long long cb = c0 + acc::warp_n() * acc::WTN + (lane % 4) * 2;
+    const long long rb = r0 + acc::row0();
+    const long long cb = c0 + acc::col0();
     const bool paired = pair::ok && (((uintptr_t)dst | (uintptr_t)ld * sizeof(TO) | (uintptr_t)c0 * sizeof(TO)) &
                                      (2 * sizeof(TO) - 1)) == 0;
 
@@ -627,7 +641,7 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
             for (int mi = 0; mi < acc::MI; mi++)
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
-                    TO *row = dst + (rb + mi * 16 + h * 8) * ld + cb;
+                    TO *row = dst + (rb + mi * acc::ROW_STEP + h * 8) * ld + cb;
 #pragma unroll
                     for (int ni = 0; ni < acc::NI; ni++) {
                         const float *v = &C.v[(mi * acc::NI + ni) * 4 + h * 2];
@@ -641,7 +655,7 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
     for (int mi = 0; mi < acc::MI; mi++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const long long r = rb + mi * 16 + h * 8;
+            const long long r = rb + mi * acc::ROW_STEP + h * 8;
             if (r >= rows)
                 continue;
             TO *row = dst + r * ld;

@@ -1,0 +1,345 @@
+/* mma90_test.cu — the sm_90a primitives (tile_mma_sm90.cuh) composed by hand
+ * into the warp-specialized GEMM the translator generates, checked against
+ * cuBLAS, and timed beside it.
+ *
+ *   mma90_test            GPU test `mma_sm90`: every layout, fp16 and bf16,
+ *                         half and float outputs, shapes that are not
+ *                         multiples of the tiles, K below one stage and
+ *                         below stages x BK, M and N below one tile
+ *   mma90_test bench [n]  TFLOP/s of a few schedules and of cuBLAS at
+ *                         2048, 4096, 8192 (or n), median of timed launches
+ *                         over rotating buffers
+ *
+ * Skips (exit 77) without a compute capability 9.0 device. */
+#include "mma_common.h"
+
+#include <tile_mma_sm90.cuh>
+
+#include <algorithm>
+#include <math.h>
+#include <string>
+#include <vector>
+
+template <typename T_, typename TO_, bool AK, bool BKM, int BM_, int BN_, int BK_, int S_, int WGM, int WGN> struct cfg {
+    typedef T_ T;
+    typedef TO_ TO;
+    static constexpr bool A_KMAJOR = AK, B_KMAJOR = BKM;
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, STAGES = S_, WG_M = WGM, WG_N = WGN;
+    static constexpr int GROUPS = WGM * WGN, THREADS = 128 * (GROUPS + 1);
+    typedef tile90::accum<BM, BN, WGM, WGN> Acc;
+    typedef tile90::smem_tile<T, AK ? BM : BK, AK ? BK : BM, tile90::swizzle_of<T>(AK ? BK : 64)> ATile;
+    typedef tile90::smem_tile<T, BKM ? BN : BK, BKM ? BK : BN, tile90::swizzle_of<T>(BKM ? BK : Acc::WTN)> BTile;
+    static constexpr int STAGE_BYTES = ATile::BYTES + BTile::BYTES;
+    static constexpr int SMEM = STAGES * STAGE_BYTES + 16 * STAGES + 1024;
+    static constexpr int REGS = tile90::consumer_regs(GROUPS);
+    static std::string name()
+    {
+        char s[128];
+        snprintf(s, sizeof s, "%s>%s %s %dx%dx%d s%d wg%dx%d", type_info<T>::name(), type_info<TO>::name(),
+                 layout_name(AK, BKM), BM, BN, BK, STAGES, WGM, WGN);
+        return s;
+    }
+};
+
+template <class C>
+__global__ void __launch_bounds__(C::THREADS, 1)
+    gemm90_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                  typename C::TO *out, int M, int N, int K, int panel)
+{
+#if TILE90_DEVICE
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    unsigned char *smem = tile90::align_smem(smem_raw);
+    const tile80::tile_coord t = tile80::raster((M + C::BM - 1) / C::BM, (N + C::BN - 1) / C::BN, panel, blockIdx.x);
+    const int m0 = t.m * C::BM, n0 = t.n * C::BN;
+    const auto As = [&](int s) { return typename C::ATile{(typename C::T *)(smem + s * C::STAGE_BYTES)}; };
+    const auto Bs = [&](int s) {
+        return typename C::BTile{(typename C::T *)(smem + s * C::STAGE_BYTES + C::ATile::BYTES)};
+    };
+    tile90::pipeline<C::STAGES> P{(uint64_t *)(smem + C::STAGES * C::STAGE_BYTES)};
+    P.init(C::GROUPS * 4);
+    __syncthreads();
+    const int kt = (K + C::BK - 1) / C::BK;
+    if (tile90::producer()) {
+        tile90::producer_setmaxnreg<C::REGS>();
+        if (threadIdx.x == 0)
+            for (int k = 0; k < kt; k++) {
+                const int s = P.produce(C::STAGE_BYTES);
+                if (C::A_KMAJOR)
+                    tile90::tma_load(As(s), &map_a, P.full(s), m0, k * C::BK);
+                else
+                    tile90::tma_load(As(s), &map_a, P.full(s), k * C::BK, m0);
+                if (C::B_KMAJOR)
+                    tile90::tma_load(Bs(s), &map_b, P.full(s), n0, k * C::BK);
+                else
+                    tile90::tma_load(Bs(s), &map_b, P.full(s), k * C::BK, n0);
+            }
+    } else {
+        tile90::consumer_setmaxnreg<C::REGS>();
+        typename C::Acc acc;
+        acc.clear();
+        for (int k = 0; k < kt; k++) {
+            const int s = P.consume();
+            tile90::mma<C::A_KMAJOR, C::B_KMAJOR, typename C::T, C::BM, C::BN, C::BK>(As(s), Bs(s), acc);
+            P.release(s);
+        }
+        P.drain();
+        tile80::store<typename C::TO>(out, N, m0, n0, M, N, acc);
+    }
+#else
+    (void)map_a, (void)map_b, (void)out, (void)M, (void)N, (void)K, (void)panel;
+#endif
+}
+
+template <class C>
+static bool launch(const typename C::T *a, const typename C::T *b, typename C::TO *c, int M, int N, int K,
+                   cudaStream_t st = 0)
+{
+    CUtensorMap ma, mb;
+    const bool ok = (C::A_KMAJOR ? tile90::make_tmap<typename C::ATile>(&ma, a, M, K, K)
+                                 : tile90::make_tmap<typename C::ATile>(&ma, a, K, M, M)) &&
+                    (C::B_KMAJOR ? tile90::make_tmap<typename C::BTile>(&mb, b, N, K, K)
+                                 : tile90::make_tmap<typename C::BTile>(&mb, b, K, N, N));
+    if (!ok)
+        return false;
+    static bool attr = false;
+    if (!attr) {
+        CUDA_CHECK(cudaFuncSetAttribute(gemm90_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM));
+        attr = true;
+    }
+    const int blocks = ((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN);
+    gemm90_kernel<C><<<blocks, C::THREADS, C::SMEM, st>>>(ma, mb, c, M, N, K, 8);
+    CUDA_CHECK(cudaGetLastError());
+    return true;
+}
+
+template <typename T> static std::vector<T> random_matrix(size_t n, uint64_t seed)
+{
+    rng r(seed);
+    std::vector<T> v(n);
+    for (auto &x : v)
+        x = T(r.uniform());
+    return v;
+}
+
+template <typename T> static T *to_device(const std::vector<T> &v)
+{
+    T *p;
+    CUDA_CHECK(cudaMalloc(&p, v.size() * sizeof(T)));
+    CUDA_CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return p;
+}
+
+static int failures = 0, cases = 0;
+
+/* One configuration at one shape: poisoned output, relative error against
+ * cuBLAS's float result. */
+template <class C> static void check(cublasHandle_t h, int M, int N, int K)
+{
+    typedef typename C::T T;
+    typedef typename C::TO TO;
+    const std::vector<T> ha = random_matrix<T>((size_t)M * K, M * 7 + K), hb = random_matrix<T>((size_t)K * N, N * 3 + K);
+    T *a = to_device(ha), *b = to_device(hb);
+    TO *c;
+    float *ref;
+    CUDA_CHECK(cudaMalloc(&c, (size_t)M * N * sizeof(TO)));
+    CUDA_CHECK(cudaMalloc(&ref, (size_t)M * N * sizeof(float)));
+    CUDA_CHECK(cudaMemset(c, 0xFF, (size_t)M * N * sizeof(TO))); /* NaN in every output type */
+    CUBLAS_CHECK(cublas_gemm(h, C::A_KMAJOR, C::B_KMAJOR, M, N, K, a, type_info<T>::cuda, C::A_KMAJOR ? K : M, b,
+                             type_info<T>::cuda, C::B_KMAJOR ? K : N, ref, CUDA_R_32F, N));
+    cases++;
+    if (!launch<C>(a, b, c, M, N, K)) {
+        printf("FAIL %-36s %5d x %5d x %5d: no tensor map\n", C::name().c_str(), M, N, K);
+        failures++;
+    } else {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<TO> hc((size_t)M * N);
+        std::vector<float> hr((size_t)M * N);
+        CUDA_CHECK(cudaMemcpy(hc.data(), c, hc.size() * sizeof(TO), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(hr.data(), ref, hr.size() * sizeof(float), cudaMemcpyDeviceToHost));
+        double num = 0, den = 0;
+        for (size_t i = 0; i < hc.size(); i++) {
+            const double d = (double)(float)hc[i] - hr[i];
+            num += d * d;
+            den += (double)hr[i] * hr[i];
+        }
+        const double rel = sqrt(num / den);
+        const double tol = sizeof(TO) == 4 ? 1e-5 : 2e-3;
+        const bool ok = rel < tol; /* NaN fails too */
+        if (!ok)
+            failures++;
+        printf("%s %-36s %5d x %5d x %5d: rel err %.2e\n", ok ? "ok  " : "FAIL", C::name().c_str(), M, N, K, rel);
+    }
+    CUDA_CHECK(cudaFree(a));
+    CUDA_CHECK(cudaFree(b));
+    CUDA_CHECK(cudaFree(c));
+    CUDA_CHECK(cudaFree(ref));
+}
+
+template <class C> static void check_shapes(cublasHandle_t h)
+{
+    /* ragged edges, K below BK and below STAGES * BK, one k-tile, a single
+     * tile smaller than the block's, and enough tiles to wrap every stage */
+    static const int shapes[][3] = {{1000, 712, 328}, {136, 264, 1000}, {40, 24, 8},   {200, 136, 64},
+                                    {128, 256, 48},   {520, 1032, 2056}, {64, 64, 16}, {8, 8, 4096}};
+    for (const auto &s : shapes)
+        check<C>(h, s[0], s[1], s[2]);
+}
+
+typedef tile_half H;
+typedef tile_bfloat16 B16;
+
+static int run_tests()
+{
+    cublasHandle_t h;
+    CUBLAS_CHECK(cublasCreate(&h));
+    check_shapes<cfg<H, H, true, false, 128, 128, 64, 4, 1, 1>>(h);
+    check_shapes<cfg<H, H, true, false, 128, 256, 64, 4, 2, 1>>(h);
+    check_shapes<cfg<H, H, true, false, 128, 256, 64, 3, 1, 2>>(h);
+    check_shapes<cfg<H, H, true, false, 128, 128, 32, 3, 1, 1>>(h);
+    check_shapes<cfg<H, float, true, true, 128, 128, 64, 4, 1, 1>>(h);
+    check_shapes<cfg<H, H, false, false, 128, 128, 64, 4, 1, 1>>(h);
+    check_shapes<cfg<H, H, false, true, 128, 64, 64, 4, 1, 1>>(h);
+    check_shapes<cfg<B16, B16, true, false, 128, 256, 64, 4, 2, 1>>(h);
+    check_shapes<cfg<B16, float, false, true, 64, 128, 32, 2, 1, 1>>(h);
+    check_shapes<cfg<H, H, true, false, 256, 128, 64, 4, 2, 1>>(h);
+    check_shapes<cfg<H, H, true, false, 64, 32, 16, 2, 1, 1>>(h);
+    CUBLAS_CHECK(cublasDestroy(h));
+    printf("%d of %d cases passed\n", cases - failures, cases);
+    return failures ? 1 : 0;
+}
+
+/* ---- bench ---- */
+
+template <typename T> __global__ void fill_kernel(T *p, size_t n, uint64_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+        x ^= x >> 31;
+        x *= 0xBF58476D1CE4E5B9ull;
+        x ^= x >> 29;
+        p[i] = T((float)((x >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f);
+    }
+}
+
+struct bench_set {
+    int M, N, K, sets;
+    std::vector<H *> a, b, c;
+};
+
+static bench_set make_set(int M, int N, int K)
+{
+    int dev;
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+    const size_t bytes = ((size_t)M * K + (size_t)K * N + (size_t)M * N) * sizeof(H);
+    bench_set s{M, N, K, (int)std::min<size_t>(16, std::max<size_t>(2, 4 * (size_t)prop.l2CacheSize / bytes + 1)), {}, {}, {}};
+    for (int i = 0; i < s.sets; i++) {
+        H *p;
+        CUDA_CHECK(cudaMalloc(&p, (size_t)M * K * sizeof(H)));
+        fill_kernel<<<1024, 256>>>(p, (size_t)M * K, 2 * i + 1);
+        s.a.push_back(p);
+        CUDA_CHECK(cudaMalloc(&p, (size_t)K * N * sizeof(H)));
+        fill_kernel<<<1024, 256>>>(p, (size_t)K * N, 2 * i + 2);
+        s.b.push_back(p);
+        CUDA_CHECK(cudaMalloc(&p, (size_t)M * N * sizeof(H)));
+        s.c.push_back(p);
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return s;
+}
+
+static void free_set(bench_set &s)
+{
+    for (int i = 0; i < s.sets; i++) {
+        CUDA_CHECK(cudaFree(s.a[i]));
+        CUDA_CHECK(cudaFree(s.b[i]));
+        CUDA_CHECK(cudaFree(s.c[i]));
+    }
+}
+
+template <typename F> static double median_ms(F f, int sets)
+{
+    cudaEvent_t e0, e1;
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    for (int i = 0; i < 3 * sets; i++)
+        f(i % sets);
+    std::vector<float> t;
+    for (int r = 0; r < 15; r++) {
+        CUDA_CHECK(cudaEventRecord(e0));
+        for (int i = 0; i < sets; i++)
+            f(i);
+        CUDA_CHECK(cudaEventRecord(e1));
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        float ms;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms / sets);
+    }
+    std::sort(t.begin(), t.end());
+    CUDA_CHECK(cudaEventDestroy(e0));
+    CUDA_CHECK(cudaEventDestroy(e1));
+    return t[t.size() / 2];
+}
+
+template <class C> static void bench_one(bench_set &s, double cublas_ms)
+{
+    const double ms = median_ms(
+        [&](int i) {
+            if (!launch<C>(s.a[i], s.b[i], s.c[i], s.M, s.N, s.K))
+                exit(1);
+        },
+        s.sets);
+    const double tf = 2.0 * s.M * s.N * s.K / (ms * 1e9);
+    printf("| %5d x %5d x %5d | %-34s | %7.1f | %.3f |\n", s.M, s.N, s.K, C::name().c_str(), tf, cublas_ms / ms);
+}
+
+static int run_bench(int argc, char **argv)
+{
+    std::vector<std::vector<int>> shapes = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+                                            {4096, 4096, 1024}, {8192, 8192, 512},   {16384, 4096, 4096}};
+    if (argc > 2) {
+        shapes.clear();
+        for (int i = 2; i < argc; i++)
+            shapes.push_back({atoi(argv[i]), atoi(argv[i]), atoi(argv[i])});
+    }
+    cublasHandle_t h;
+    CUBLAS_CHECK(cublasCreate(&h));
+    printf("| M x N x K | kernel | TFLOP/s | x cuBLAS |\n|---|---|---|---|\n");
+    for (const auto &sh : shapes) {
+        bench_set s = make_set(sh[0], sh[1], sh[2]);
+        const double cublas_ms = median_ms(
+            [&](int i) {
+                CUBLAS_CHECK(cublas_gemm(h, true, false, s.M, s.N, s.K, s.a[i], CUDA_R_16F, s.K, s.b[i], CUDA_R_16F,
+                                         s.N, s.c[i], CUDA_R_16F, s.N));
+            },
+            s.sets);
+        printf("| %5d x %5d x %5d | %-34s | %7.1f | 1.000 |\n", s.M, s.N, s.K, "cuBLAS",
+               2.0 * s.M * s.N * s.K / (cublas_ms * 1e9));
+        bench_one<cfg<H, H, true, false, 128, 256, 64, 4, 2, 1>>(s, cublas_ms);
+        bench_one<cfg<H, H, true, false, 128, 256, 64, 3, 2, 1>>(s, cublas_ms);
+        bench_one<cfg<H, H, true, false, 256, 128, 64, 4, 2, 1>>(s, cublas_ms);
+        bench_one<cfg<H, H, true, false, 128, 128, 64, 4, 1, 1>>(s, cublas_ms);
+        bench_one<cfg<H, H, true, false, 128, 128, 64, 6, 1, 1>>(s, cublas_ms);
+        bench_one<cfg<H, H, true, false, 128, 256, 64, 4, 1, 2>>(s, cublas_ms);
+        free_set(s);
+    }
+    CUBLAS_CHECK(cublasDestroy(h));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    skip_without_device();
+    int dev, major, minor;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    if (major != 9 || minor != 0) {
+        printf("SKIPPED: the sm_90a path needs a compute capability 9.0 device (this one is %d.%d)\n", major, minor);
+        return 77;
+    }
+    if (argc > 1 && strcmp(argv[1], "bench") == 0)
+        return run_bench(argc, argv);
+    return run_tests();
+}

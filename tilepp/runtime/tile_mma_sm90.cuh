@@ -1,0 +1,445 @@
+/* tile_mma_sm90.cuh — tensor-core GEMM building blocks for the sm_90a path.
+ *
+ * The translator composes these into a warp-specialized GEMM: warpgroup 0 is
+ * the producer, one of its threads issues the TMA copies of each pipeline
+ * stage; warpgroups 1.. are the consumers, which multiply with wgmma and
+ * hold the accumulators. Stages are handed over with mbarriers:
+ *
+ *   smem_tile   a tile in shared memory in the layout TMA writes and wgmma
+ *               reads: column panels of SWIZZLE bytes per row, each panel
+ *               rows x SWIZZLE bytes, 16-byte chunks XOR-swizzled by the row;
+ *   make_tmap   (host) the tensor map of a global matrix, or of a 2-D slice
+ *               of a higher-dimensional array, for one tile shape;
+ *   tma_load    the copy of one tile (edges: TMA's zero fill) completing on
+ *               a barrier;
+ *   pipeline    full / empty barriers per stage, with the waits and the
+ *               transaction counts of both sides;
+ *   accum       the BM x BN fp32 accumulator of the consumer warpgroups, in
+ *               wgmma's m64nN layout (the same per-thread pattern as
+ *               tile80::accum, so tile80::store and for_each work on it);
+ *   mma         C += A * B over one stage: wgmma m64nNk16 from two
+ *               shared-memory descriptors, committed as one group.
+ *
+ * The kernel these are made for (tests/mma/mma90_test.cu spells it out):
+ *
+ *   pipeline<S> P(barriers); P.init(consumer warps); __syncthreads();
+ *   if (producer()) {
+ *       if (threadIdx.x == 0)
+ *           for (k = 0; k < KT; k++) { s = P.produce(bytes); tma_load(A stage s ...); tma_load(B ...); }
+ *   } else {
+ *       accum<...> C; C.clear();
+ *       for (k = 0; k < KT; k++) { s = P.consume(); mma<...>(A stage s, B stage s, C); P.release(); }
+ *       P.drain(); store<TO>(dst, ld, r0, c0, rows, cols, C);
+ *   }
+ *
+ * TMA, mbarrier and the fences go through CCCL's cuda::ptx; wgmma and
+ * setmaxnreg have no wrapper there, so they are inline PTX (the wgmma
+ * shapes are generated: tile_wgmma_sm90.inc). Host code compiles for any
+ * target; the device functions need sm_90a and are only instantiated from
+ * code guarded by TILE90_DEVICE. */
+#ifndef TILEPP_TILE_MMA_SM90_CUH
+#define TILEPP_TILE_MMA_SM90_CUH
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda/ptx>
+#include <stdint.h>
+
+#include "tile_mma_sm80.cuh"
+
+/* True in the device pass for sm_90a, the only target with wgmma. */
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TILE90_DEVICE 1
+#else
+#define TILE90_DEVICE 0
+#endif
+
+namespace tile90
+{
+
+using tile80::element;
+
+/* The swizzle (bytes per panel row: 128, 64 or 32) of a panel `elems`
+ * elements wide; 0 if none fits. */
+template <typename T> __host__ __device__ constexpr int swizzle_of(int elems)
+{
+    return elems * (int)sizeof(T) % 128 == 0 ? 128 : elems * (int)sizeof(T) % 64 == 0 ? 64
+                                                 : elems * (int)sizeof(T) % 32 == 0 ? 32
+                                                                                    : 0;
+}
+
+/* ---- shared-memory tiles ----
+ * A ROWS x COLS row-major tile as COLS / PANEL_COLS panels; panel p holds
+ * columns [p * PANEL_COLS, (p + 1) * PANEL_COLS) of every row, row r at byte
+ * r * SWIZZLE of the panel. The panels must start 1024-byte aligned. */
+template <typename T, int ROWS, int COLS, int SWIZZLE> struct smem_tile {
+    static constexpr int rows = ROWS, cols = COLS, swizzle = SWIZZLE;
+    static constexpr int PANEL_COLS = SWIZZLE / (int)sizeof(T);
+    static constexpr int PANELS = COLS / PANEL_COLS;
+    static constexpr int PANEL_BYTES = ROWS * SWIZZLE;
+    static constexpr int BYTES = ROWS * COLS * (int)sizeof(T);
+    static constexpr int BOX_ROWS = ROWS < 256 ? ROWS : 256; /* TMA boxes are at most 256 rows */
+    static_assert(SWIZZLE == 128 || SWIZZLE == 64 || SWIZZLE == 32, "tile90::smem_tile: swizzle of 32, 64 or 128 bytes");
+    static_assert(COLS % PANEL_COLS == 0, "tile90::smem_tile: whole panels");
+    static_assert(ROWS % 8 == 0 && ROWS % BOX_ROWS == 0, "tile90::smem_tile: rows in whole swizzle atoms and boxes");
+    T *ptr;
+};
+
+/* Slices of higher-dimensional arrays: the extents and element strides of
+ * the subscripts before the two matrix dimensions, outermost first. */
+struct lead_dims {
+    int n;
+    long long extent[3], stride[3];
+};
+
+/* ---- host: tensor maps ---- */
+
+template <typename T> struct tmap_type;
+template <> struct tmap_type<tile_half> {
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+};
+template <> struct tmap_type<tile_bfloat16> {
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+};
+
+/* The driver's encoder, found once through the runtime (no -lcuda). */
+static inline PFN_cuTensorMapEncodeTiled_v12000 tmap_encoder()
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) !=
+                cudaSuccess ||
+            q != cudaDriverEntryPointSuccess)
+            p = nullptr;
+        return (PFN_cuTensorMapEncodeTiled_v12000)p;
+    }();
+    return fn;
+}
+
+/* The tensor map that copies `Tile`s out of the rows x cols matrix at `base`
+ * (leading dimension ld elements; `lead`: the slice subscripts' extents and
+ * strides). False where TMA cannot address it (alignment, strides, empty
+ * extents): the caller falls back to another path. */
+template <typename Tile, typename T>
+static inline bool make_tmap(CUtensorMap *map, const T *base, long long rows, long long cols, long long ld,
+                             lead_dims lead = lead_dims{0, {0, 0, 0}, {0, 0, 0}})
+{
+    constexpr long long esize = (long long)sizeof(T);
+    PFN_cuTensorMapEncodeTiled_v12000 encode = tmap_encoder();
+    if (!encode || rows <= 0 || cols <= 0 || ld < cols || ((uintptr_t)base & 15) != 0 || ld * esize % 16 != 0 ||
+        lead.n < 0 || lead.n > 3)
+        return false;
+    cuuint64_t dims[5], strides[4];
+    cuuint32_t box[5], estrides[5] = {1, 1, 1, 1, 1};
+    dims[0] = (cuuint64_t)cols;
+    dims[1] = (cuuint64_t)rows;
+    strides[0] = (cuuint64_t)(ld * esize);
+    box[0] = (cuuint32_t)Tile::PANEL_COLS;
+    box[1] = (cuuint32_t)Tile::BOX_ROWS;
+    for (int i = 0; i < lead.n; i++) { /* innermost subscript first */
+        const int d = lead.n - 1 - i;
+        if (lead.extent[d] <= 0 || lead.stride[d] * esize % 16 != 0)
+            return false;
+        dims[2 + i] = (cuuint64_t)lead.extent[d];
+        strides[1 + i] = (cuuint64_t)(lead.stride[d] * esize);
+        box[2 + i] = 1;
+    }
+    const CUtensorMapSwizzle swizzle = Tile::swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                       : Tile::swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                             : CU_TENSOR_MAP_SWIZZLE_32B;
+    return encode(map, tmap_type<T>::value, (cuuint32_t)(2 + lead.n), (void *)base, dims, strides, box, estrides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/* Whether `kernel` was built for sm_90a (and the current device runs it):
+ * the sm_90a kernels are empty in every other device pass. */
+template <typename Kernel> static inline bool has_sm90a_code(Kernel kernel)
+{
+    cudaFuncAttributes attr;
+    return cudaFuncGetAttributes(&attr, (const void *)kernel) == cudaSuccess && attr.ptxVersion >= 90 &&
+           attr.binaryVersion == 90;
+}
+
+/* Whether the current device is a compute capability 9.0 one. */
+static inline bool device_is_sm90()
+{
+    int dev, major, minor;
+    return cudaGetDevice(&dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 &&
+           minor == 0;
+}
+
+/* Registers per consumer thread after the producer warpgroup gives up its
+ * own (setmaxnreg): the most that fits 64K with the producer at 40, in the
+ * steps of 8 setmaxnreg takes. 0: leave the allocation as launched (one
+ * consumer warpgroup already has the maximum). */
+__host__ __device__ constexpr int consumer_regs(int consumer_groups)
+{
+    return consumer_groups < 2 ? 0 : ((65536 - 128 * 40) / (128 * consumer_groups) / 8 * 8 > 240 ? 240 : (65536 - 128 * 40) / (128 * consumer_groups) / 8 * 8);
+}
+
+#if defined(__CUDACC__)
+
+/* Dynamic shared memory rounded up to 1024 bytes (the 128-byte swizzle
+ * repeats every 1024): launchers ask for 1024 bytes more. */
+__device__ __forceinline__ unsigned char *align_smem(unsigned char *p)
+{
+    const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
+    return p + ((1024 - (a & 1023)) & 1023);
+}
+
+/* Warpgroup 0 is the producer. */
+__device__ __forceinline__ bool producer() { return threadIdx.x < 128; }
+
+template <int REGS> __device__ __forceinline__ void producer_setmaxnreg()
+{
+#if TILE90_DEVICE
+    if constexpr (REGS > 0)
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+#endif
+}
+template <int REGS> __device__ __forceinline__ void consumer_setmaxnreg()
+{
+#if TILE90_DEVICE
+    if constexpr (REGS > 0)
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS) : "memory");
+#endif
+}
+
+namespace ptx
+{
+#include "tile_wgmma_sm90.inc"
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+/* Pins the accumulators in place around the asynchronous products, so that
+ * the compiler moves none of them while a wgmma group is in flight (which
+ * would make ptxas serialize the wgmmas, warning C7515). */
+template <int COUNT> __device__ __forceinline__ void fence_operands(float (&v)[COUNT])
+{
+#pragma unroll
+    for (int i = 0; i < COUNT; i++)
+        asm volatile("" : "+f"(v[i])::"memory");
+}
+template <int N> __device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* A wgmma shared-memory matrix descriptor: start address, leading and
+ * stride byte offsets (16-byte units), swizzle mode. */
+__device__ __forceinline__ uint64_t desc(uint32_t addr, uint32_t lbo, uint32_t sbo, int swizzle)
+{
+    const uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)((lbo >> 4) & 0x3FFF) << 16 |
+           (uint64_t)((sbo >> 4) & 0x3FFF) << 32 | mode << 62;
+}
+} // namespace ptx
+
+/* The descriptor of the 16-deep slice at k of a K-major tile (rows: M or N,
+ * columns: K), from row mn on. Swizzled K-major layouts need no leading
+ * offset (1 by convention); 8-row groups are 8 panel rows apart. */
+template <typename Tile> __device__ __forceinline__ uint64_t desc_kmajor(const Tile &t, int mn, int k)
+{
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(t.ptr);
+    const uint32_t addr = base + (uint32_t)((k / Tile::PANEL_COLS) * Tile::PANEL_BYTES + mn * Tile::swizzle +
+                                            (k % Tile::PANEL_COLS) * (int)sizeof(*t.ptr));
+    return ptx::desc(addr, 16, 8 * Tile::swizzle, Tile::swizzle);
+}
+
+/* The same for an MN-major tile (rows: K, columns: M or N): the next
+ * PANEL_COLS of M or N are one panel on (leading offset), the next 8 rows of
+ * K 8 panel rows on (stride offset). mn is a multiple of PANEL_COLS. */
+template <typename Tile> __device__ __forceinline__ uint64_t desc_mnmajor(const Tile &t, int mn, int k)
+{
+    const uint32_t base = (uint32_t)__cvta_generic_to_shared(t.ptr);
+    const uint32_t addr = base + (uint32_t)((mn / Tile::PANEL_COLS) * Tile::PANEL_BYTES + k * Tile::swizzle);
+    return ptx::desc(addr, Tile::PANEL_BYTES, 8 * Tile::swizzle, Tile::swizzle);
+}
+
+/* ---- TMA copies ----
+ * The tile at (r0, c0) of the map's matrix (slice `lead...`, outermost
+ * subscript first), completing on `bar`. Coordinates past the edges read
+ * as zeros. Called by one thread. */
+template <typename Tile, typename... Lead>
+__device__ __forceinline__ void tma_load(const Tile &t, const CUtensorMap *map, uint64_t *bar, long long r0,
+                                         long long c0, Lead... lead)
+{
+    constexpr int RANK = 2 + (int)sizeof...(Lead);
+    static_assert(RANK <= 5, "tile90::tma_load: at most three slice subscripts");
+    const long long outer[] = {(long long)lead..., 0};
+#pragma unroll
+    for (int rb = 0; rb < Tile::rows / Tile::BOX_ROWS; rb++)
+#pragma unroll
+        for (int p = 0; p < Tile::PANELS; p++) {
+            int32_t coords[RANK];
+            coords[0] = (int32_t)(c0 + p * Tile::PANEL_COLS);
+            coords[1] = (int32_t)(r0 + rb * Tile::BOX_ROWS);
+#pragma unroll
+            for (int i = 2; i < RANK; i++)
+                coords[i] = (int32_t)outer[RANK - 1 - i];
+            unsigned char *dst = reinterpret_cast<unsigned char *>(t.ptr) + p * Tile::PANEL_BYTES +
+                                 rb * Tile::BOX_ROWS * Tile::swizzle;
+            cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar);
+        }
+}
+
+/* ---- the stage hand-over ----
+ * full[s]: the producer's expected bytes have landed in stage s; empty[s]:
+ * every consumer warp is done reading it. Each side walks the stages in
+ * order, flipping its phase bit at each wrap. */
+template <int STAGES> struct pipeline {
+    uint64_t *bars; /* full[0..STAGES), empty[0..STAGES) */
+    int stage = 0;
+    uint32_t phase = 0;
+    int last = -1; /* consumers: the stage whose wgmma group is still in flight */
+
+    __device__ __forceinline__ uint64_t *full(int s) const { return bars + s; }
+    __device__ __forceinline__ uint64_t *empty(int s) const { return bars + STAGES + s; }
+
+    /* Thread 0; the block synchronises before first use. */
+    __device__ __forceinline__ void init(int consumer_warps) const
+    {
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < STAGES; s++) {
+                cuda::ptx::mbarrier_init(full(s), 1);
+                cuda::ptx::mbarrier_init(empty(s), (uint32_t)consumer_warps);
+            }
+            cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+        }
+    }
+    static __device__ __forceinline__ void wait(uint64_t *bar, uint32_t parity)
+    {
+        while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity))
+            ;
+    }
+    __device__ __forceinline__ void advance()
+    {
+        if (++stage == STAGES) {
+            stage = 0;
+            phase ^= 1;
+        }
+    }
+
+    /* Producer: waits until the next stage is free, announces `bytes` of
+     * copies on its full barrier; returns the stage to copy into. */
+    __device__ __forceinline__ int produce(uint32_t bytes)
+    {
+        const int s = stage;
+        wait(empty(s), phase ^ 1);
+        cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                             full(s), bytes);
+        advance();
+        return s;
+    }
+
+    /* Consumer: waits until the next stage has landed; returns it. */
+    __device__ __forceinline__ int consume()
+    {
+        const int s = stage;
+        wait(full(s), phase);
+        advance();
+        return s;
+    }
+    /* Consumer, after issuing the products of stage s: keeps that group in
+     * flight and hands back the stage before it, whose group is complete. */
+    __device__ __forceinline__ void release(int s)
+    {
+        ptx::wgmma_wait<1>();
+        if (last >= 0 && (threadIdx.x & 31) == 0)
+            cuda::ptx::mbarrier_arrive(empty(last));
+        last = s;
+    }
+    /* Consumer, after the loop: every product is in the accumulators. */
+    __device__ __forceinline__ void drain() { ptx::wgmma_wait<0>(); }
+};
+
+/* ---- accumulators ----
+ * The BM x BN tile over WG_M x WG_N consumer warpgroups (threads 128.. of
+ * the block); each holds a WTM x WTN piece as WTM / 64 wgmma results of
+ * m64nWTN. Thread t of a warpgroup, warp w = t / 32, lane l: rows
+ * 16 w + l / 4 (+ 8), columns 8 j + 2 (l % 4) (+ 1) of each result. */
+template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
+    static constexpr int BM = BM_, BN = BN_;
+    static constexpr int GROUPS = WG_M * WG_N;
+    static constexpr int WTM = BM / WG_M, WTN = BN / WG_N;
+    static_assert(BM % (64 * WG_M) == 0, "tile90::accum: 64-row pieces per warpgroup");
+    static_assert(BN % WG_N == 0 && WTN % 16 == 0 && WTN <= 256, "tile90::accum: 16..256 columns per warpgroup");
+    static constexpr int MI = WTM / 64, NI = WTN / 8;
+    static constexpr int COUNT = MI * NI * 4;
+    static constexpr int ROW_STEP = 64;
+
+    float v[COUNT];
+    int m0, n0; /* this warpgroup's piece of the tile, computed once */
+
+    __device__ __forceinline__ accum() : m0(group_m() * WTM), n0(group_n() * WTN) {}
+
+    static __device__ __forceinline__ int thread() { return (int)threadIdx.x - 128; }
+    /* The consumer warpgroup, as a warp-uniform value: the descriptors
+     * computed from it then stay in uniform registers, which wgmma needs to
+     * run back to back (else ptxas serializes them, warning C7515). */
+    static __device__ __forceinline__ int group()
+    {
+        return GROUPS == 1 ? 0 : __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 7) - 1, 0);
+    }
+    static __device__ __forceinline__ int group_m() { return WG_M == 1 ? 0 : group() / WG_N; }
+    static __device__ __forceinline__ int group_n() { return WG_N == 1 ? 0 : group() % WG_N; }
+    static __device__ __forceinline__ int row0()
+    {
+        return group_m() * WTM + ((thread() >> 5) & 3) * 16 + (thread() & 31) / 4;
+    }
+    static __device__ __forceinline__ int col0() { return group_n() * WTN + (thread() & 3) * 2; }
+
+    __device__ __forceinline__ void clear()
+    {
+#pragma unroll
+        for (int i = 0; i < COUNT; i++)
+            v[i] = 0.0f;
+    }
+    template <typename F> __device__ __forceinline__ void for_each(F f) { tile80::detail::for_each(*this, f); }
+};
+
+/* C += A * B over one BK slice. A is BM x BK (A_KMAJOR) or BK x BM; B is
+ * BN x BK (B_KMAJOR) or BK x BN. Issues the warpgroup's wgmmas as one group;
+ * the caller waits for it (pipeline::release, drain). */
+template <bool A_KMAJOR, bool B_KMAJOR, typename T, int BM, int BN, int BK, int WG_M, int WG_N, typename ATile,
+          typename BTile>
+__device__ __forceinline__ void mma(const ATile &A, const BTile &B, accum<BM, BN, WG_M, WG_N> &C)
+{
+    typedef accum<BM, BN, WG_M, WG_N> acc;
+    static_assert(A_KMAJOR ? (ATile::rows == BM && ATile::cols == BK) : (ATile::rows == BK && ATile::cols == BM),
+                  "tile90::mma: the A tile is BM x BK (A_KMAJOR) or BK x BM");
+    static_assert(B_KMAJOR ? (BTile::rows == BN && BTile::cols == BK) : (BTile::rows == BK && BTile::cols == BN),
+                  "tile90::mma: the B tile is BN x BK (B_KMAJOR) or BK x BN");
+    static_assert(BK % 16 == 0, "tile90::mma: BK is a multiple of 16");
+    static_assert(A_KMAJOR || 64 % ATile::PANEL_COLS == 0, "tile90::mma: A's panels split its 64-row pieces");
+    static_assert(B_KMAJOR || acc::WTN % BTile::PANEL_COLS == 0, "tile90::mma: B's panels split the warpgroup tile");
+    constexpr bool BF16 = element<T>::bf16;
+#if TILE90_DEVICE
+    const int m0 = C.m0, n0 = C.n0;
+    ptx::fence_operands(C.v);
+    ptx::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 16) {
+        const uint64_t db = B_KMAJOR ? desc_kmajor(B, n0, kk) : desc_mnmajor(B, n0, kk);
+#pragma unroll
+        for (int mi = 0; mi < acc::MI; mi++) {
+            const uint64_t da = A_KMAJOR ? desc_kmajor(A, m0 + mi * 64, kk) : desc_mnmajor(A, m0 + mi * 64, kk);
+            ptx::wgmma_ss<acc::WTN, BF16, A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>::run(&C.v[mi * acc::NI * 4], da, db, 1);
+        }
+    }
+    ptx::wgmma_commit();
+    ptx::fence_operands(C.v);
+#else
+    (void)A, (void)B, (void)C, (void)BF16;
+#endif
+}
+
+#endif /* __CUDACC__ */
+
+} // namespace tile90
+
+#endif /* TILEPP_TILE_MMA_SM90_CUH */
