@@ -7,7 +7,7 @@
 # Runs the GPU test programs, the samples, compute-sanitizer's memcheck over
 # two of the tests, the SASS landmarks of the generated kernels and the
 # benchmarks found in BIN_DIR; writes one log per step into OUT_DIR and prints
-# a summary. (Runs the programs directly, not through ctest, so only the
+# a summary. NO_MEMCHECK=1 skips the memory checker. (Runs the programs directly, not through ctest, so only the
 # folder of programs has to travel.)
 set -uo pipefail
 
@@ -16,11 +16,13 @@ out=${2:?usage: device_run.sh BIN_DIR OUT_DIR}
 mkdir -p "$out"
 
 declare -a names=() results=()
+# Each step has a time limit (STEP_LIMIT seconds, default 240), so that a
+# hung kernel costs one step, not the whole run: rc=124 in the summary.
 step() { # step NAME LOG COMMAND...
     local name=$1 log=$2
     shift 2
     local t0=$SECONDS
-    "$@" >"$out/$log" 2>&1
+    timeout -k 5 "${STEP_LIMIT:-240}" "$@" >"$out/$log" 2>&1
     local rc=$?
     names+=("$name")
     results+=("rc=$rc $((SECONDS - t0))s $log")
@@ -28,13 +30,16 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test mma_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test mma_test mma90_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
+# On Hopper the grids with an sm_90a variant run it; run the GEMM test again
+# on the sm_80 kernels, which Hopper runs too.
+have gemm_test && step "gemm_test (TILEPP_PATH=sm80)" gemm_test_sm80.log env TILEPP_PATH=sm80 "$bin/gemm_test"
 for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
-if command -v compute-sanitizer >/dev/null; then
+if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
     for t in gpu_samples_test gemm_test; do
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t"
@@ -44,17 +49,18 @@ if command -v cuobjdump >/dev/null; then
     step sass sass.txt bash -c "for b in vector_add_sample bias_gelu_sample gemm_sample; do
         [ -x '$bin'/\$b ] || continue
         echo \"== \$b\"; cuobjdump -sass '$bin'/\$b |
-            grep -oE '(LDG|STG)\.E(\.[A-Z0-9]+)*|HMMA\.[0-9A-Z.]+|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|HGMMA[.A-Z0-9]*' |
+            grep -oE '(LDG|STG)\.E(\.[A-Z0-9]+)*|HMMA\.[0-9A-Z.]+|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|HGMMA\.[0-9A-Zx.]+|UTMALDG[.A-Z0-9]*|UTMASTG[.A-Z0-9]*|SYNCS[.A-Z0-9]*' |
             sort | uniq -c; done"
 fi
 for bench in bench_vector_add bench_gemm; do
     have "$bench" && step "$bench" "$bench.md" "$bin/$bench"
 done
+have mma90_test && step "mma90_test bench" mma90_bench.md "$bin/mma90_test" bench
 
 echo "== summary"
 for i in "${!names[@]}"; do
     printf '%-28s %s\n' "${names[$i]}" "${results[$i]}"
 done
-for t in gpu_samples_test gpu_l1_test gemm_test mma_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 mma_test mma90_test; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done

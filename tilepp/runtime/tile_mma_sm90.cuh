@@ -44,6 +44,8 @@
 #include <cudaTypedefs.h>
 #include <cuda/ptx>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "tile_mma_sm80.cuh"
 
@@ -101,6 +103,9 @@ template <> struct tmap_type<tile_half> {
 template <> struct tmap_type<tile_bfloat16> {
     static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
 };
+template <> struct tmap_type<float> {
+    static constexpr CUtensorMapDataType value = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+};
 
 /* The driver's encoder, found once through the runtime (no -lcuda). */
 static inline PFN_cuTensorMapEncodeTiled_v12000 tmap_encoder()
@@ -127,8 +132,10 @@ static inline bool make_tmap(CUtensorMap *map, const T *base, long long rows, lo
 {
     constexpr long long esize = (long long)sizeof(T);
     PFN_cuTensorMapEncodeTiled_v12000 encode = tmap_encoder();
-    if (!encode || rows <= 0 || cols <= 0 || ld < cols || ((uintptr_t)base & 15) != 0 || ld * esize % 16 != 0 ||
-        lead.n < 0 || lead.n > 3)
+    /* coordinates are 32-bit: keep every tile origin representable */
+    constexpr long long coord_limit = 0x7fffffffLL - 65536;
+    if (!encode || rows <= 0 || cols <= 0 || rows > coord_limit || cols > coord_limit || ld < cols ||
+        ((uintptr_t)base & 15) != 0 || ld * esize % 16 != 0 || lead.n < 0 || lead.n > 3)
         return false;
     cuuint64_t dims[5], strides[4];
     cuuint32_t box[5], estrides[5] = {1, 1, 1, 1, 1};
@@ -139,7 +146,7 @@ static inline bool make_tmap(CUtensorMap *map, const T *base, long long rows, lo
     box[1] = (cuuint32_t)Tile::BOX_ROWS;
     for (int i = 0; i < lead.n; i++) { /* innermost subscript first */
         const int d = lead.n - 1 - i;
-        if (lead.extent[d] <= 0 || lead.stride[d] * esize % 16 != 0)
+        if (lead.extent[d] <= 0 || lead.extent[d] > coord_limit || lead.stride[d] * esize % 16 != 0)
             return false;
         dims[2 + i] = (cuuint64_t)lead.extent[d];
         strides[1 + i] = (cuuint64_t)(lead.stride[d] * esize);
@@ -162,6 +169,29 @@ template <typename Kernel> static inline bool has_sm90a_code(Kernel kernel)
            attr.binaryVersion == 90;
 }
 
+/* The same, asked once per kernel. */
+template <auto Kernel> static inline bool has_sm90a()
+{
+    static const bool yes = has_sm90a_code(Kernel);
+    return yes;
+}
+
+/* TILEPP_PATH picks the code path of grids that have an sm_90a variant:
+ * unset or "auto": sm_90a where the device and the operands allow it;
+ * "sm80": always the sm_80 kernels; "sm90": the sm_90a variant or, where it
+ * cannot run, cudaErrorNotSupported from the launcher (for tests that must
+ * know which path ran). */
+enum path_choice { PATH_AUTO, PATH_SM80, PATH_SM90 };
+static inline path_choice path_from_env()
+{
+    const char *v = getenv("TILEPP_PATH");
+    if (v && strcmp(v, "sm80") == 0)
+        return PATH_SM80;
+    if (v && strcmp(v, "sm90") == 0)
+        return PATH_SM90;
+    return PATH_AUTO;
+}
+
 /* Whether the current device is a compute capability 9.0 one. */
 static inline bool device_is_sm90()
 {
@@ -170,6 +200,19 @@ static inline bool device_is_sm90()
            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 &&
            minor == 0;
+}
+
+/* The grid of a persistent kernel: one block per multiprocessor (each block
+ * takes every gridDim.x-th tile), fewer when there are fewer tiles. */
+static inline cudaError_t persistent_blocks(long long tiles, long long *grid)
+{
+    int dev, sms;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err == cudaSuccess)
+        *grid = tiles < sms ? tiles : sms;
+    return err;
 }
 
 /* Registers per consumer thread after the producer warpgroup gives up its
@@ -345,16 +388,31 @@ template <int STAGES> struct pipeline {
         return s;
     }
     /* Consumer, after issuing the products of stage s: keeps that group in
-     * flight and hands back the stage before it, whose group is complete. */
+     * flight and hands back the stage before it, whose group is complete.
+     * (With one stage there is nothing to overlap: wait, hand it back.) */
     __device__ __forceinline__ void release(int s)
     {
-        ptx::wgmma_wait<1>();
+        if constexpr (STAGES == 1) {
+            ptx::wgmma_wait<0>();
+            if ((threadIdx.x & 31) == 0)
+                cuda::ptx::mbarrier_arrive(empty(s));
+        } else {
+            ptx::wgmma_wait<1>();
+            if (last >= 0 && (threadIdx.x & 31) == 0)
+                cuda::ptx::mbarrier_arrive(empty(last));
+            last = s;
+        }
+    }
+    /* Consumer, after the loop: every product is in the accumulators and
+     * the last stage goes back to the producer (which may be filling it for
+     * the block's next tile). */
+    __device__ __forceinline__ void drain()
+    {
+        ptx::wgmma_wait<0>();
         if (last >= 0 && (threadIdx.x & 31) == 0)
             cuda::ptx::mbarrier_arrive(empty(last));
-        last = s;
+        last = -1;
     }
-    /* Consumer, after the loop: every product is in the accumulators. */
-    __device__ __forceinline__ void drain() { ptx::wgmma_wait<0>(); }
 };
 
 /* ---- accumulators ----
@@ -436,6 +494,75 @@ __device__ __forceinline__ void mma(const ATile &A, const BTile &B, accum<BM, BN
 #else
     (void)A, (void)B, (void)C, (void)BF16;
 #endif
+}
+
+/* ---- the epilogue through shared memory ----
+ * The accumulator goes out in chunks of 64 rows x 128 bytes: each consumer
+ * warpgroup converts a chunk into one of its two staging buffers (in the
+ * 128-byte swizzle, free of bank conflicts) and one thread hands it to a TMA
+ * store, which clips at the matrix edges and runs while the warpgroup goes
+ * on (with its next chunk, or the next tile's products). */
+template <typename TO> struct epilogue_chunk {
+    static constexpr int COLS = 128 / (int)sizeof(TO);
+    typedef smem_tile<TO, 64, COLS, 128> tile; /* the tensor map's box */
+};
+constexpr int EPILOGUE_BYTES_PER_GROUP = 2 * 8192;
+
+__device__ __forceinline__ void group_sync(int group)
+{
+    asm volatile("bar.sync %0, 128;\n" ::"r"(group + 1) : "memory");
+}
+
+/* Stores C (converted to TO, rounded to nearest even) at (r0, c0) of the map's
+ * matrix (slice `lead...`). `staging`: the block's epilogue area; `chunks`:
+ * this thread's running count of chunks, which picks the buffer. */
+template <typename TO, typename Acc, typename... Lead>
+__device__ __forceinline__ void store_tma(unsigned char *staging, int &chunks, const CUtensorMap *map, long long r0,
+                                          long long c0, const Acc &C, Lead... lead)
+{
+    constexpr int CC = epilogue_chunk<TO>::COLS, RANK = 2 + (int)sizeof...(Lead);
+    static_assert(Acc::WTM % 64 == 0 && Acc::WTN % CC == 0, "tile90::store_tma: whole chunks per warpgroup");
+    typedef tile80::detail::pair_of<TO> pair;
+    const int t = Acc::thread() & 127, group = (int)(threadIdx.x >> 7) - 1;
+    const int row = (t >> 5) * 16 + (t & 31) / 4; /* and row + 8: same swizzle phase */
+    const long long outer[] = {(long long)lead..., 0};
+    unsigned char *mine = staging + group * EPILOGUE_BYTES_PER_GROUP;
+#pragma unroll
+    for (int mi = 0; mi < Acc::MI; mi++)
+#pragma unroll
+        for (int j = 0; j < Acc::WTN / CC; j++, chunks++) {
+            unsigned char *buf = mine + (chunks & 1) * 8192;
+            if (t == 0) /* the store that used this buffer two chunks ago has read it */
+                cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});
+            group_sync(group);
+#pragma unroll
+            for (int q = 0; q < CC / 8; q++) {
+                const float *v = &C.v[(mi * Acc::NI + j * (CC / 8) + q) * 4];
+                const int byte = (q * 8 + (t & 3) * 2) * (int)sizeof(TO);
+                const int at = ((byte / 16) ^ (row & 7)) * 16 + byte % 16;
+                *reinterpret_cast<typename pair::type *>(buf + row * 128 + at) = pair::make(v[0], v[1]);
+                *reinterpret_cast<typename pair::type *>(buf + (row + 8) * 128 + at) = pair::make(v[2], v[3]);
+            }
+            cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+            group_sync(group);
+            if (t == 0) {
+                int32_t coords[RANK];
+                coords[0] = (int32_t)(c0 + C.n0 + j * CC);
+                coords[1] = (int32_t)(r0 + C.m0 + mi * 64);
+#pragma unroll
+                for (int i = 2; i < RANK; i++)
+                    coords[i] = (int32_t)outer[RANK - 1 - i];
+                cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, coords, buf);
+                cuda::ptx::cp_async_bulk_commit_group();
+            }
+        }
+}
+
+/* Before the block exits: its TMA stores are complete. */
+__device__ __forceinline__ void store_tma_finish()
+{
+    if ((threadIdx.x & 127) == 0)
+        cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});
 }
 
 #endif /* __CUDACC__ */

@@ -416,6 +416,17 @@ static bool uses_tiles(const Plan *plan)
     return false;
 }
 
+static bool uses_sm90(const Plan *plan)
+{
+    for (int i = 0; i < plan->kernels.len; i++) {
+        const KernelPlan *kp = plan->kernels.items[i];
+        for (int j = 0; j < kp->grids.len; j++)
+            if (((const GridPlan *)kp->grids.items[j])->sm90)
+                return true;
+    }
+    return false;
+}
+
 char *emit_cuda(const Plan *plan, const EmitNames *names)
 {
     Out o = {{0}, 1, names};
@@ -425,6 +436,8 @@ char *emit_cuda(const Plan *plan, const EmitNames *names)
     put(&o, "#include <tilepp/tile.h>\n");
     if (uses_tiles(plan))
         put(&o, "#include <tilepp/tile_mma_sm80.cuh>\n");
+    if (uses_sm90(plan))
+        put(&o, "#include <tilepp/tile_mma_sm90.cuh>\n");
     putf(&o, "#include \"%s\"\n\n", names->header_name);
     put(&o, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n");
     putf(&o, "#error \"tilepp: %s was translated for sm_80 and newer (--arch", names->source_name);

@@ -27,8 +27,33 @@ void put_decls(Out *o, const Vec *decls);
 void put_loop_descriptor(Out *o, const IrLoop *l, int d);
 void put_loop_var(Out *o, const IrLoop *l, const char *desc, const char *k_expr, const char *indent);
 
-/* emit_tile.c */
+/* emit_tile.c: grids. A Block is the grid kernel being written. */
+typedef struct Block {
+    Out *o;
+    const IrKernel *k;
+    const GridPlan *gp;
+    const char *stage;    /* C expression of the shared-memory stage in use */
+    const Sm90Plan *sm90; /* writing the sm_90a variant */
+} Block;
+
+/* A matrix operand as pointer + leading dimension + extent (C text). */
+typedef struct MatrixRef {
+    char *ptr, *ld, *rows, *cols;
+} MatrixRef;
+
+MatrixRef matrix_ref(const Block *bl, const IrTileOp *op);
+const char *elem(const IrBuffer *b);
+void put_tile_decl(Block *bl, const IrBuffer *t);
+void put_op(Block *bl, const IrTileOp *op, const char *indent);
+void put_block_index(Out *o, const IrGrid *g, const char *id, const char *indent);
 void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp);
 void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp);
+
+/* emit_sm90.c: the warp-specialized sm_90a variant of a grid. */
+void put_tile_decl_sm90(Block *bl, const IrBuffer *t);
+void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp);
+/* In the launcher: launches the sm_90a variant where the device and the
+ * operands allow, setting `tile_launched`. */
+void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp);
 
 #endif

@@ -6,13 +6,6 @@
 
 #include <string.h>
 
-typedef struct Block {
-    Out *o;
-    const IrKernel *k;
-    const GridPlan *gp;
-    const char *stage; /* C expression of the shared-memory stage in use */
-} Block;
-
 static const IrParam *param_of_buffer(const IrKernel *k, const IrBuffer *buf)
 {
     for (int i = 0; i < k->params.len; i++) {
@@ -23,12 +16,7 @@ static const IrParam *param_of_buffer(const IrKernel *k, const IrBuffer *buf)
     return NULL;
 }
 
-/* The matrix operand as pointer + leading dimension + extent. */
-typedef struct MatrixRef {
-    char *ptr, *ld, *rows, *cols;
-} MatrixRef;
-
-static MatrixRef matrix_ref(const Block *bl, const IrTileOp *op)
+MatrixRef matrix_ref(const Block *bl, const IrTileOp *op)
 {
     const IrMatrix *m = &op->mat;
     const IrBuffer *buf = m->buf;
@@ -55,12 +43,16 @@ static MatrixRef matrix_ref(const Block *bl, const IrTileOp *op)
     return r;
 }
 
-static const char *elem(const IrBuffer *b) { return unqualified(b->elem.spelling); }
+const char *elem(const IrBuffer *b) { return unqualified(b->elem.spelling); }
 
-static void put_tile_decl(Block *bl, const IrBuffer *t)
+void put_tile_decl(Block *bl, const IrBuffer *t)
 {
     Out *o = bl->o;
     const GridPlan *gp = bl->gp;
+    if (bl->sm90) {
+        put_tile_decl_sm90(bl, t);
+        return;
+    }
     if (t->space == SPACE_FRAGMENT) {
         putf(o, "    tile80::accum<%lld, %lld, %d, %d> %s;\n", t->dims[0], t->dims[1], gp->warps_m, gp->warps_n,
              t->name);
@@ -128,7 +120,7 @@ static void put_copy(Block *bl, const IrTileOp *op, const char *indent)
     }
 }
 
-static void put_op(Block *bl, const IrTileOp *op, const char *indent)
+void put_op(Block *bl, const IrTileOp *op, const char *indent)
 {
     Out *o = bl->o;
     line_to_source(o, op->loc);
@@ -229,26 +221,27 @@ static void put_pipelined(Block *bl, const IrPipelined *pipe)
 
 /* ---- the kernel ---- */
 
-static void put_block_index(Out *o, const IrGrid *g)
+/* The grid's loop variables for block number `id` (C text). */
+void put_block_index(Out *o, const IrGrid *g, const char *id, const char *in)
 {
     switch (g->depth) {
     case 1:
-        put(o, "    const long long tile_b0 = blockIdx.x;\n");
+        putf(o, "%sconst long long tile_b0 = %s;\n", in, id);
         break;
     case 2:
-        put(o, "    long long tile_b0, tile_b1;\n");
-        putf(o, "    tile_grid_index(blockIdx.x, tile_l0.count, tile_l1.count, %d, tile_b0, tile_b1);\n", g->swizzle);
+        putf(o, "%slong long tile_b0, tile_b1;\n", in);
+        putf(o, "%stile_grid_index(%s, tile_l0.count, tile_l1.count, %d, tile_b0, tile_b1);\n", in, id, g->swizzle);
         break;
     default:
-        put(o, "    const long long tile_b0 = blockIdx.x / (tile_l1.count * tile_l2.count);\n");
-        put(o, "    long long tile_b1, tile_b2;\n");
+        putf(o, "%sconst long long tile_b0 = %s / (tile_l1.count * tile_l2.count);\n", in, id);
+        putf(o, "%slong long tile_b1, tile_b2;\n", in);
         putf(o,
-             "    tile_grid_index(blockIdx.x %% (tile_l1.count * tile_l2.count), tile_l1.count, tile_l2.count, %d, "
-             "tile_b1, tile_b2);\n",
-             g->swizzle);
+             "%stile_grid_index(%s %% (tile_l1.count * tile_l2.count), tile_l1.count, tile_l2.count, %d, tile_b1, "
+             "tile_b2);\n",
+             in, id, g->swizzle);
     }
     for (int d = 0; d < g->depth; d++)
-        put_loop_var(o, &g->loops[d], aprintf("tile_l%d", d), aprintf("tile_b%d", d), "    ");
+        put_loop_var(o, &g->loops[d], aprintf("tile_l%d", d), aprintf("tile_b%d", d), in);
 }
 
 static void put_grid_comment(Out *o, const IrKernel *k, const GridPlan *gp)
@@ -265,12 +258,14 @@ static void put_grid_comment(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o, "%s%s %d x %lld", i ? ", " : " (", sp->buf->name, sp->stages, sp->bytes);
     }
     put(o, gp->shared.len ? ").\n" : ".\n");
+    if (gp->sm90_why)
+        putf(o, "// On sm_90a this kernel runs too: no warp-specialized variant, because %s.\n", gp->sm90_why);
 }
 
 void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
 {
     const IrGrid *g = gp->grid;
-    Block bl = {o, k, gp, "0"};
+    Block bl = {o, k, gp, "0", NULL};
     put_grid_comment(o, k, gp);
     if (gp->align_variants)
         put(o, "template <int TILE_ALIGN>\n");
@@ -280,7 +275,7 @@ void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o, ", tile_loop tile_l%d", d);
     put(o, ")\n{\n    extern __shared__ __align__(128) unsigned char tile_smem[];\n");
     put_decls(o, &gp->decls);
-    put_block_index(o, g);
+    put_block_index(o, g, "blockIdx.x", "    ");
     for (int i = 0; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
         switch (s->kind) {
@@ -301,20 +296,50 @@ void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
         }
     }
     put(o, "}\n\n");
+    if (gp->sm90)
+        put_grid_kernel_sm90(o, k, gp);
 }
 
 /* The 16-byte variant needs every loaded matrix, and each of its rows, to
  * start on a 16-byte boundary (slices start on rows, so they do too). */
-static void put_alignment_test(Out *o, const GridPlan *gp)
+static void put_alignment_test(Out *o, const GridPlan *gp, const char *in)
 {
-    put(o, "            const bool tile_aligned = true");
+    putf(o, "%sconst bool tile_aligned = true", in);
     for (int i = 0; i < gp->loads.len; i++) {
         const IrTileOp *op = gp->loads.items[i];
         const IrBuffer *buf = op->mat.buf;
-        putf(o, "\n                && tile_aligned_host<16>(%s) && (long long)(%s) * (long long)sizeof(%s) %% 16 == 0",
+        putf(o, "\n%s    && tile_aligned_host<16>(%s) && (long long)(%s) * (long long)sizeof(%s) %% 16 == 0", in,
              buf->name, buf->extents[buf->rank - 1], elem(buf));
     }
     put(o, ";\n");
+}
+
+/* The sm_80 kernel: on sm_80 and newer, and on Hopper where the sm_90a
+ * variant does not apply. */
+static void put_sm80_launch(Out *o, const IrKernel *k, const GridPlan *gp, const char *in)
+{
+    const IrGrid *g = gp->grid;
+    const char *kernel = gp->kernel_name;
+    if (gp->align_variants) {
+        put_alignment_test(o, gp, in);
+        kernel = aprintf("tile_aligned ? %s<16> : %s<0>", gp->kernel_name, gp->kernel_name);
+        putf(o, "%svoid (*tile_kernel)(", in);
+        put_param_list(o, k, kernel_param);
+        for (int d = 0; d < g->depth; d++)
+            put(o, ", tile_loop");
+        putf(o, ") = %s;\n", kernel);
+        kernel = "tile_kernel";
+    }
+    putf(o,
+         "%stile_err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
+         "%sif (tile_err != cudaSuccess)\n%s    return tile_err;\n",
+         in, kernel, gp->smem_bytes, in, in);
+    putf(o, "%stile_err = tile_launch_blocks(%s, tile_blocks, %d, %lld, tile_stream, ", in, kernel, k->threads,
+         gp->smem_bytes);
+    put_arg_names(o, k);
+    for (int d = 0; d < g->depth; d++)
+        putf(o, ", tile_l%d", d);
+    putf(o, ");\n%sif (tile_err != cudaSuccess)\n%s    return tile_err;\n", in, in);
 }
 
 void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
@@ -328,25 +353,12 @@ void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
     }
     put(o, "        if (tile_blocks > INT_MAX)\n            return cudaErrorInvalidConfiguration;\n");
     put(o, "        if (tile_blocks > 0) {\n");
-    const char *kernel = gp->kernel_name;
-    if (gp->align_variants) {
-        put_alignment_test(o, gp);
-        kernel = aprintf("tile_aligned ? %s<16> : %s<0>", gp->kernel_name, gp->kernel_name);
-        putf(o, "            void (*tile_kernel)(");
-        put_param_list(o, k, kernel_param);
-        for (int d = 0; d < g->depth; d++)
-            put(o, ", tile_loop");
-        putf(o, ") = %s;\n", kernel);
-        kernel = "tile_kernel";
-    }
-    putf(o,
-         "            tile_err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
-         "            if (tile_err != cudaSuccess)\n                return tile_err;\n",
-         kernel, gp->smem_bytes);
-    putf(o, "            tile_err = tile_launch_blocks(%s, tile_blocks, %d, %lld, tile_stream, ", kernel, k->threads,
-         gp->smem_bytes);
-    put_arg_names(o, k);
-    for (int d = 0; d < g->depth; d++)
-        putf(o, ", tile_l%d", d);
-    put(o, ");\n            if (tile_err != cudaSuccess)\n                return tile_err;\n        }\n    }\n");
+    if (gp->sm90) {
+        put_grid_launch_sm90(o, k, gp);
+        put(o, "            if (!tile_launched) {\n");
+        put_sm80_launch(o, k, gp, "                ");
+        put(o, "            }\n");
+    } else
+        put_sm80_launch(o, k, gp, "            ");
+    put(o, "        }\n    }\n");
 }

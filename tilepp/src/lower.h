@@ -40,6 +40,37 @@ typedef struct SharedPlan {
     long long offset, bytes; /* bytes: one copy */
 } SharedPlan;
 
+/* The sm_90a variant of a grid (lower_sm90.c): a producer warpgroup issues
+ * the pipelined loop's tile loads as TMA copies, consumer warpgroups multiply
+ * with wgmma; stages change hands through mbarriers. */
+typedef struct Sm90Tile {
+    const IrBuffer *buf;
+    const IrTileOp *load; /* its load in the pipelined loop */
+    int swizzle;          /* bytes per panel row: 128, 64 or 32 */
+    long long offset, bytes;
+} Sm90Tile;
+
+/* A tile_store of a fragment that goes out through shared memory and TMA
+ * stores (where the launcher can make the matrix's tensor map). */
+typedef struct Sm90Store {
+    const IrTileOp *op;
+    int chunk_cols; /* columns of one 64-row, 128-byte chunk */
+} Sm90Store;
+
+typedef struct Sm90Plan {
+    const IrPipelined *pipe;
+    const IrTileOp *gemm;
+    int groups_m, groups_n; /* consumer warpgroups over the accumulator */
+    int threads;            /* the consumers and the producer warpgroup */
+    int consumer_regs;      /* setmaxnreg for the consumers; 0: as launched */
+    Vec tiles;              /* Sm90Tile*, in load order */
+    long long stage_bytes;  /* bytes each stage's copies bring */
+    Vec stores;             /* Sm90Store*: the epilogue's TMA stores */
+    long long epilogue;     /* offset of the consumers' staging buffers */
+    long long barriers;     /* offset of the stages' barriers */
+    long long smem_bytes;   /* everything, with the slack to align to 1024 */
+} Sm90Plan;
+
 /* A grid: one __global__ function, one thread block per iteration of its nest. */
 typedef struct GridPlan {
     const IrGrid *grid;
@@ -52,6 +83,8 @@ typedef struct GridPlan {
     bool align_variants;  /* two instantiations: 16-byte-aligned loads only, and any alignment */
     Vec loads;            /* const IrTileOp*: the block's tile loads */
     Vec decls;            /* const IrStmt*: kernel-level declarations the block reads */
+    Sm90Plan *sm90;       /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
+    const char *sm90_why; /* when there is no sm_90a variant although 90a was asked for */
 } GridPlan;
 
 typedef struct KernelPlan {
@@ -72,6 +105,13 @@ Plan *lower_module(const IrModule *m);
 /* lower_tile.c: the plan of a grid, or NULL after reporting why it cannot run. */
 GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs);
 const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf);
+
+/* lower_sm90.c: the sm_90a plan of a grid, or NULL with *why saying what
+ * keeps the grid on the sm_80 kernel. Never an error: that kernel runs on
+ * Hopper as well. */
+Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why);
+const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf);
+const Sm90Store *sm90_store(const Sm90Plan *p, const IrTileOp *op);
 
 /* True if `text` contains `name` as a whole identifier. */
 bool text_mentions(const char *text, const char *name);

@@ -1,0 +1,351 @@
+/* lower_sm90.c — the sm_90a variant of a grid: whether it can run
+ * warp-specialized (a TMA producer warpgroup, wgmma consumer warpgroups),
+ * how the consumers share the accumulator, the swizzle of each shared tile
+ * (from its role in the product) and the shared-memory layout with the
+ * stages' barriers.
+ *
+ * The shape it needs is the GEMM mainloop: one pipelined loop whose body
+ * loads shared tiles from global matrices and multiplies them into a
+ * fragment, with fragment-only work (clear, fill, copies, stores) around it.
+ * A grid of any other shape keeps its sm_80 kernel on Hopper as well; the
+ * reason goes into the generated code, and nothing is refused here. */
+#include "lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    SM90_SMEM_LIMIT = 227 * 1024,
+    EPILOGUE_BYTES_PER_GROUP = 2 * 8192, /* two 64-row x 128-byte staging buffers */
+    SMEM_ALIGN = 1024,      /* the 128-byte swizzle repeats every 1024 bytes */
+    MAX_ACCUM_SM90 = 192,   /* accumulator registers a consumer thread may hold */
+    MAX_TMA_BOX_ROWS = 256, /* rows of one TMA box */
+};
+
+const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf)
+{
+    for (int i = 0; i < p->tiles.len; i++) {
+        const Sm90Tile *t = p->tiles.items[i];
+        if (t->buf == buf)
+            return t;
+    }
+    return NULL;
+}
+
+const Sm90Store *sm90_store(const Sm90Plan *p, const IrTileOp *op)
+{
+    for (int i = 0; i < p->stores.len; i++) {
+        const Sm90Store *st = p->stores.items[i];
+        if (st->op == op)
+            return st;
+    }
+    return NULL;
+}
+
+/* Bytes per panel row for a panel `elems` elements wide: the widest
+ * swizzle that divides it; 0 if none does. */
+static int swizzle_for(long long elems, int elem_size)
+{
+    long long bytes = elems * elem_size;
+    return bytes % 128 == 0 ? 128 : bytes % 64 == 0 ? 64 : bytes % 32 == 0 ? 32 : 0;
+}
+
+static bool grid_var(const IrGrid *g, const char *text)
+{
+    for (int d = 0; d < g->depth; d++)
+        if (text_mentions(text, g->loops[d].var))
+            return true;
+    return false;
+}
+
+static bool mentions_decl(const Vec *stmts, const char *text)
+{
+    for (int i = 0; i < stmts->len; i++) {
+        const IrStmt *s = stmts->items[i];
+        for (int n = 0; s->kind == STMT_DECL && n < s->decl_names.len; n++)
+            if (text_mentions(text, s->decl_names.items[n]))
+                return true;
+    }
+    return false;
+}
+
+/* The launcher builds each tensor map on the host, so a load's extents may
+ * read only parameters and constants. */
+static bool host_text(const IrKernel *k, const IrGrid *g, const IrPipelined *pipe, const char *text)
+{
+    return !text || (!grid_var(g, text) && !mentions_decl(&k->stmts, text) && !mentions_decl(&g->body, text) &&
+                     !text_mentions(text, pipe->loop.var));
+}
+
+static bool host_extents(const IrKernel *k, const IrGrid *g, const IrPipelined *pipe, const IrTileOp *load)
+{
+    const IrBuffer *buf = load->mat.buf;
+    if (!host_text(k, g, pipe, load->rows) || !host_text(k, g, pipe, load->cols))
+        return false;
+    for (int d = 0; d < buf->rank; d++)
+        if (!host_text(k, g, pipe, buf->extents[d]))
+            return false;
+    return true;
+}
+
+/* The grid's statements around the pipelined loop: scalar declarations and
+ * fragment work only. Returns the loop, or NULL with the reason. */
+static const IrPipelined *mainloop_of(const IrGrid *g, const char **why)
+{
+    const IrPipelined *pipe = NULL;
+    for (int i = 0; i < g->body.len; i++) {
+        const IrStmt *s = g->body.items[i];
+        if (s->kind == STMT_PIPELINED) {
+            if (pipe) {
+                *why = "the grid has more than one pipelined loop";
+                return NULL;
+            }
+            pipe = s->pipe;
+        } else if (s->kind == STMT_TILE_OP) {
+            const IrTileOp *op = s->op;
+            bool fragment_only = (op->kind == TILE_CLEAR || op->kind == TILE_FILL) ||
+                                 (op->kind == TILE_STORE && op->src->space == SPACE_FRAGMENT) ||
+                                 (op->kind == TILE_COPY && op->src->space == SPACE_FRAGMENT &&
+                                  op->dst->space == SPACE_FRAGMENT);
+            if (op->kind == TILE_CLEAR || op->kind == TILE_FILL)
+                fragment_only = op->dst->space == SPACE_FRAGMENT;
+            if (!fragment_only) {
+                *why = "shared memory is used outside the pipelined loop";
+                return NULL;
+            }
+        } else if (s->kind != STMT_DECL && s->kind != STMT_TILE_DECL) {
+            *why = "the grid holds statements other than tile work and declarations";
+            return NULL;
+        }
+    }
+    if (!pipe)
+        *why = "the grid has no pipelined loop";
+    return pipe;
+}
+
+/* The pipelined loop's body: loads of shared tiles, then one product of two
+ * of them into a fragment. */
+static const IrTileOp *mainloop_gemm(const IrPipelined *pipe, const char **why)
+{
+    const IrTileOp *gemm = NULL;
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind != STMT_TILE_OP) {
+            *why = "the pipelined loop holds more than tile loads and a product";
+            return NULL;
+        }
+        const IrTileOp *op = s->op;
+        if (op->kind == TILE_GEMM && !gemm && op->a->space == SPACE_SHARED && op->b->space == SPACE_SHARED &&
+            op->c->space == SPACE_FRAGMENT)
+            gemm = op;
+        else if (op->kind != TILE_LOAD || op->dst->space != SPACE_SHARED || gemm) {
+            *why = "the pipelined loop holds more than tile loads followed by one product of shared tiles";
+            return NULL;
+        }
+    }
+    if (!gemm)
+        *why = "the pipelined loop has no product of shared tiles";
+    return gemm;
+}
+
+/* Consumer warpgroups over the BM x BN accumulator: 64-row pieces, at most
+ * 256 columns (one wgmma) each; `row` and `col` as in plan_warps, otherwise
+ * the arrangement with the most square warpgroup tile. */
+static bool arrange_groups(Sm90Plan *p, long long bm, long long bn, int groups, const char *policy)
+{
+    long long best = -1;
+    for (int gm = 1; gm <= groups; gm++) {
+        int gn = groups / gm;
+        if (groups % gm || bm % (64 * gm) || bn % gn || (bn / gn) % 16 || bn / gn > 256)
+            continue;
+        if (policy && ((strcmp(policy, "row") == 0 && gn != 1) || (strcmp(policy, "col") == 0 && gm != 1)))
+            continue;
+        long long diff = llabs(bm / gm - bn / gn);
+        if (best < 0 || diff < best) {
+            best = diff;
+            p->groups_m = gm;
+            p->groups_n = gn;
+        }
+    }
+    return best >= 0;
+}
+
+/* The tile of one load: its role in the product decides the swizzle. A
+ * K-major operand (rows: M or N) takes panels across K; an MN-major one
+ * (rows: K) panels that split the 64 rows of a wgmma (A) or the warpgroup's
+ * columns (B). */
+static Sm90Tile *plan_tile(const Sm90Plan *p, const IrTileOp *load, const char **why)
+{
+    const IrTileOp *gemm = p->gemm;
+    const IrBuffer *t = load->dst;
+    bool is_a = t == gemm->a, kmajor = is_a ? !gemm->a_trans : gemm->b_trans;
+    long long bk = gemm->a_trans ? gemm->a->dims[0] : gemm->a->dims[1];
+    long long panel = kmajor ? bk : is_a ? 64 : gemm->c->dims[1] / p->groups_n;
+    Sm90Tile *st = anew(sizeof *st);
+    st->buf = t;
+    st->load = load;
+    st->swizzle = swizzle_for(panel, t->elem.size);
+    long long panel_cols = st->swizzle ? st->swizzle / t->elem.size : 0;
+    if (!st->swizzle || t->dims[1] % panel_cols || panel % panel_cols) {
+        *why = "a shared tile's rows do not split into 32-, 64- or 128-byte panels";
+        return NULL;
+    }
+    if (t->dims[0] % 8 || (t->dims[0] > MAX_TMA_BOX_ROWS && t->dims[0] % MAX_TMA_BOX_ROWS)) {
+        *why = "a shared tile's row count is not a multiple of 8 (or of 256 above 256)";
+        return NULL;
+    }
+    st->bytes = t->dims[0] * t->dims[1] * t->elem.size;
+    return st;
+}
+
+static bool plan_tiles(Sm90Plan *p, const IrKernel *k, const IrGrid *g, const char **why)
+{
+    for (int i = 0; i < p->pipe->body.len; i++) {
+        const IrTileOp *op = ((const IrStmt *)p->pipe->body.items[i])->op;
+        if (op->kind != TILE_LOAD)
+            continue;
+        if (op->dst != p->gemm->a && op->dst != p->gemm->b) {
+            *why = "a tile loaded in the pipelined loop is not an operand of its product";
+            return false;
+        }
+        if (sm90_tile(p, op->dst)) {
+            *why = "a shared tile is loaded twice in one iteration";
+            return false;
+        }
+        if (op->mat.nlead > 3 || !host_extents(k, g, p->pipe, op)) {
+            *why = "a load's matrix extents depend on values only the kernel has, or it slices more than 3 "
+                   "subscripts";
+            return false;
+        }
+        Sm90Tile *st = plan_tile(p, op, why);
+        if (!st)
+            return false;
+        vec_push(&p->tiles, st);
+    }
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space == SPACE_SHARED && !sm90_tile(p, t)) {
+            *why = "a shared tile is not loaded in the pipelined loop";
+            return false;
+        }
+    }
+    if (!sm90_tile(p, p->gemm->a) || !sm90_tile(p, p->gemm->b)) {
+        *why = "an operand of the product is not loaded in the pipelined loop";
+        return false;
+    }
+    return true;
+}
+
+/* The fragment stores after the loop that can go out through TMA: 16-bit
+ * or float outputs, extents the launcher can evaluate, and warpgroup pieces
+ * of whole 128-byte chunks. */
+static void plan_stores(Sm90Plan *p, const IrKernel *k, const IrGrid *g)
+{
+    int at_pipe = 0;
+    while (((const IrStmt *)g->body.items[at_pipe])->kind != STMT_PIPELINED)
+        at_pipe++;
+    long long wtn = p->gemm->c->dims[1] / p->groups_n;
+    for (int i = at_pipe + 1; i < g->body.len; i++) {
+        const IrStmt *s = g->body.items[i];
+        if (s->kind != STMT_TILE_OP || s->op->kind != TILE_STORE)
+            continue;
+        const IrTileOp *op = s->op;
+        const IrType *t = &op->mat.buf->elem;
+        bool type_ok = t->kind == SCALAR_HALF || t->kind == SCALAR_BF16 || t->kind == SCALAR_FLOAT;
+        if (!type_ok || op->mat.nlead > 3 || !host_extents(k, g, p->pipe, op) || wtn % (128 / t->size))
+            continue;
+        Sm90Store *st = anew(sizeof *st);
+        st->op = op;
+        st->chunk_cols = 128 / t->size;
+        vec_push(&p->stores, st);
+    }
+}
+
+/* Tiles one after the other, each stage of each 1024-byte aligned, the
+ * epilogue's staging buffers, then a full and an empty barrier per stage.
+ * Without room for the staging buffers the stores go out from registers. */
+static bool plan_smem(Sm90Plan *p, int groups, const char **why)
+{
+    long long at = 0;
+    int stages = p->pipe->stages;
+    for (int i = 0; i < p->tiles.len; i++) {
+        Sm90Tile *t = p->tiles.items[i];
+        t->bytes = (t->bytes + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
+        t->offset = at;
+        at += stages * t->bytes;
+        p->stage_bytes += t->buf->dims[0] * t->buf->dims[1] * t->buf->elem.size;
+    }
+    long long fixed = 16LL * stages + SMEM_ALIGN;
+    p->epilogue = at;
+    if (p->stores.len && at + groups * EPILOGUE_BYTES_PER_GROUP + fixed <= SM90_SMEM_LIMIT)
+        at += groups * EPILOGUE_BYTES_PER_GROUP;
+    else
+        p->stores.len = 0;
+    p->barriers = at;
+    p->smem_bytes = at + fixed;
+    if (p->smem_bytes > SM90_SMEM_LIMIT) {
+        *why = "its stages and barriers need more than the 227 KB of shared memory a block may have";
+        return false;
+    }
+    return true;
+}
+
+static bool plan_fragments(Sm90Plan *p, const IrGrid *g, const char **why)
+{
+    const IrBuffer *c = p->gemm->c;
+    int groups = p->groups_m * p->groups_n;
+    long long per_thread = 0;
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space != SPACE_FRAGMENT)
+            continue;
+        if (t->rank != 2 || t->dims[0] != c->dims[0] || t->dims[1] != c->dims[1]) {
+            *why = "a fragment has another shape than the product's accumulator";
+            return false;
+        }
+        per_thread += t->dims[0] * t->dims[1] / (128LL * groups);
+    }
+    if (per_thread > MAX_ACCUM_SM90) {
+        *why = "the fragments need more registers than a consumer warpgroup's threads have";
+        return false;
+    }
+    return true;
+}
+
+/* setmaxnreg: the producer keeps 40 registers a thread and the consumers
+ * share the rest of the 64K, in steps of 8, at most 240. One consumer
+ * warpgroup already has the maximum when launched. */
+static int consumer_regs(int groups)
+{
+    if (groups < 2)
+        return 0;
+    int regs = (65536 - 128 * 40) / (128 * groups) / 8 * 8;
+    return regs > 240 ? 240 : regs;
+}
+
+Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why)
+{
+    const IrGrid *g = gp->grid;
+    Sm90Plan *p = anew(sizeof *p);
+    p->pipe = mainloop_of(g, why);
+    if (!p->pipe || !(p->gemm = mainloop_gemm(p->pipe, why)))
+        return NULL;
+    const IrBuffer *c = p->gemm->c;
+    if (k->threads % 128) {
+        *why = "threads() is not a whole number of 128-thread warpgroups";
+        return NULL;
+    }
+    if (!arrange_groups(p, c->dims[0], c->dims[1], k->threads / 128, p->gemm->policy)) {
+        *why = "the accumulator does not split into 64-row, 16..256-column pieces over the warpgroups";
+        return NULL;
+    }
+    int groups = p->groups_m * p->groups_n;
+    if (!plan_fragments(p, g, why) || !plan_tiles(p, k, g, why))
+        return NULL;
+    plan_stores(p, k, g);
+    if (!plan_smem(p, groups, why))
+        return NULL;
+    p->threads = 128 * (groups + 1);
+    p->consumer_regs = consumer_regs(groups);
+    return p;
+}
