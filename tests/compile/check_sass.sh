@@ -5,7 +5,8 @@
 #
 # Disassembles <object> (cuobjdump -sass, which needs nvdisasm beside it or
 # on PATH) and checks that the code of every architecture in it contains each
-# pattern (an extended regular expression), e.g. 'LDG\.E\.128'. Exits 77
+# pattern (an extended regular expression), e.g. 'LDG\.E\.128'; a pattern
+# written 'sm_90a:HGMMA' is checked in that architecture's code only. Exits 77
 # (ctest: skipped) when cuobjdump or nvdisasm is missing: install them with
 # `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and point
 # TILEPP_CUOBJDUMP at the cuobjdump, or put both on PATH.
@@ -54,6 +55,11 @@ for arch in $archs; do
         /arch = sm_/ { on = index($0, a) > 0 }
         on')
     for pattern in "$@"; do
+        case $pattern in # "sm_90a:PATTERN" applies to that architecture only
+        sm_*:*)
+            [ "${pattern%%:*}" = "$arch" ] || continue
+            pattern=${pattern#*:} ;;
+        esac
         count=$(printf '%s\n' "$code" | grep -cE "$pattern")
         if [ "$count" -eq 0 ]; then
             echo "FAILED: $arch: no instruction matches '$pattern'"

@@ -19,7 +19,8 @@
 #     to local memory are listed (in the output and in x.spills.txt, "none"
 #     if none does); a report, not a failure.
 #  3. nvcc -ptx for compute_80 and compute_90a; in each PTX every PTX_REQUIRE
-#     regex must match and no PTX_FORBID regex may.
+#     regex must match (one written "compute_90a:regex" in that PTX only)
+#     and no PTX_FORBID regex may.
 #  4. x.tile.h compiles as plain C: cc -std=c11 -Wall -Wextra -Werror.
 #  5. With LINK_MAIN: x.c (the CPU reference) and LINK_MAIN are compiled by
 #     the C compiler and linked with the nvcc object into one program, which
@@ -132,6 +133,13 @@ foreach(arch compute_80 compute_90a)
   step("nvcc -ptx ${arch}" "${NVCC}" ${nvcc_flags} -ptx -arch=${arch} ${stem}.tile.cu -o ${stem}.${arch}.ptx)
   file(READ "${WORK_DIR}/${stem}.${arch}.ptx" ptx)
   foreach(regex IN LISTS PTX_REQUIRE)
+    # "compute_90a:REGEX" applies to that architecture's PTX only
+    if(regex MATCHES "^(compute_[0-9a-z]+):(.*)$")
+      if(NOT CMAKE_MATCH_1 STREQUAL arch)
+        continue()
+      endif()
+      set(regex "${CMAKE_MATCH_2}")
+    endif()
     if(NOT ptx MATCHES "${regex}")
       string(APPEND ptx_failures "${arch}: nothing matches '${regex}'\n")
     else()

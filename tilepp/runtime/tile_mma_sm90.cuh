@@ -202,16 +202,23 @@ static inline bool device_is_sm90()
            minor == 0;
 }
 
-/* The grid of a persistent kernel: one block per multiprocessor (each block
- * takes every gridDim.x-th tile), fewer when there are fewer tiles. */
-static inline cudaError_t persistent_blocks(long long tiles, long long *grid)
+/* The grid of a persistent kernel: as many blocks as fit on the device at
+ * once (each block takes every gridDim.x-th tile), fewer when there are
+ * fewer tiles. */
+template <typename Kernel>
+static inline cudaError_t persistent_blocks(Kernel kernel, int threads, long long smem, long long tiles,
+                                            long long *grid)
 {
-    int dev, sms;
+    int dev, sms, per_sm = 0;
     cudaError_t err = cudaGetDevice(&dev);
     if (err == cudaSuccess)
         err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (err == cudaSuccess)
-        *grid = tiles < sms ? tiles : sms;
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, (size_t)smem);
+    if (err == cudaSuccess) {
+        const long long fit = (long long)sms * (per_sm > 0 ? per_sm : 1);
+        *grid = tiles < fit ? tiles : fit;
+    }
     return err;
 }
 

@@ -54,10 +54,10 @@ static void put_comment(Out *o, const IrKernel *k, const GridPlan *gp)
     const Sm90Plan *p = gp->sm90;
     putf(o,
          "// The sm_90a variant of %s: warpgroup 0 copies the tiles with TMA (one thread), %d consumer warpgroup%s "
-         "(%dx%d over the fragments) multiply with wgmma;\n// %d stages handed over through mbarriers; shared memory "
-         "%lld bytes (",
+         "(%dx%d over the fragments) multiply with wgmma;\n// persistent blocks (%d or more per SM); %d stages handed "
+         "over through mbarriers; shared memory %lld bytes (",
          gp->kernel_name, p->groups_m * p->groups_n, p->groups_m * p->groups_n > 1 ? "s" : "", p->groups_m,
-         p->groups_n, p->pipe->stages, p->smem_bytes);
+         p->groups_n, p->min_blocks, p->pipe->stages, p->smem_bytes);
     for (int i = 0; i < p->tiles.len; i++) {
         const Sm90Tile *t = p->tiles.items[i];
         putf(o, "%s%s %d x %lld, %d-byte swizzle", i ? "; " : "", t->buf->name, p->pipe->stages, t->bytes, t->swizzle);
@@ -230,7 +230,7 @@ void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     Block bl = {o, k, gp, "tile_stage", p};
     int at_pipe = pipe_index(g);
     put_comment(o, k, gp);
-    putf(o, "__global__ void __launch_bounds__(%d, 1) %s_sm90(", p->threads, gp->kernel_name);
+    putf(o, "__global__ void __launch_bounds__(%d, %d) %s_sm90(", p->threads, p->min_blocks, gp->kernel_name);
     put_params(o, k, gp);
     put(o, ")\n{\n#if TILE90_DEVICE\n");
     put(o, "    extern __shared__ __align__(1024) unsigned char tile_smem_raw[];\n");
@@ -305,13 +305,14 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
         put_tmap_args(o, op);
         put(o, ");\n");
     }
-    put(o, "                    long long tile_grid = 0;\n");
-    put(o, "                    tile_err = tile90::persistent_blocks(tile_blocks, &tile_grid);\n");
-    put(o, "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n");
     putf(o,
          "                    tile_err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
          "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n",
          kernel, p->smem_bytes);
+    put(o, "                    long long tile_grid = 0;\n");
+    putf(o, "                    tile_err = tile90::persistent_blocks(%s, %d, %lld, tile_blocks, &tile_grid);\n", kernel,
+         p->threads, p->smem_bytes);
+    put(o, "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n");
     putf(o, "                    tile_err = tile_launch_blocks(%s, tile_grid, %d, %lld, tile_stream, ", kernel, p->threads,
          p->smem_bytes);
     put_arg_names(o, k);

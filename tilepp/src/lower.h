@@ -63,6 +63,7 @@ typedef struct Sm90Plan {
     int groups_m, groups_n; /* consumer warpgroups over the accumulator */
     int threads;            /* the consumers and the producer warpgroup */
     int consumer_regs;      /* setmaxnreg for the consumers; 0: as launched */
+    int min_blocks;         /* blocks per SM the registers must allow (__launch_bounds__) */
     Vec tiles;              /* Sm90Tile*, in load order */
     long long stage_bytes;  /* bytes each stage's copies bring */
     Vec stores;             /* Sm90Store*: the epilogue's TMA stores */

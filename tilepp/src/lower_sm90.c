@@ -149,8 +149,11 @@ static const IrTileOp *mainloop_gemm(const IrPipelined *pipe, const char **why)
 }
 
 /* Consumer warpgroups over the BM x BN accumulator: 64-row pieces, at most
- * 256 columns (one wgmma) each; `row` and `col` as in plan_warps, otherwise
- * the arrangement with the most square warpgroup tile. */
+ * 256 columns (one wgmma) each; `row` and `col` as in plan_warps. Otherwise
+ * the arrangement that reads the least shared memory: each m64nNk16 reads
+ * 64 rows of A and N of B, so a warpgroup tile of WTM x WTN costs
+ * WTM / 64 x (64 + WTN) rows per k-step (wide pieces win: 2 x 1 groups of
+ * 64 x 256 read 320 rows each, 1 x 2 of 128 x 128 read 384). */
 static bool arrange_groups(Sm90Plan *p, long long bm, long long bn, int groups, const char *policy)
 {
     long long best = -1;
@@ -160,9 +163,9 @@ static bool arrange_groups(Sm90Plan *p, long long bm, long long bn, int groups, 
             continue;
         if (policy && ((strcmp(policy, "row") == 0 && gn != 1) || (strcmp(policy, "col") == 0 && gm != 1)))
             continue;
-        long long diff = llabs(bm / gm - bn / gn);
-        if (best < 0 || diff < best) {
-            best = diff;
+        long long rows_read = bm / gm / 64 * (64 + bn / gn);
+        if (best < 0 || rows_read < best) {
+            best = rows_read;
             p->groups_m = gm;
             p->groups_n = gn;
         }
@@ -290,7 +293,7 @@ static bool plan_smem(Sm90Plan *p, int groups, const char **why)
     return true;
 }
 
-static bool plan_fragments(Sm90Plan *p, const IrGrid *g, const char **why)
+static bool plan_fragments(Sm90Plan *p, const IrGrid *g, long long *accum_per_thread, const char **why)
 {
     const IrBuffer *c = p->gemm->c;
     int groups = p->groups_m * p->groups_n;
@@ -309,6 +312,7 @@ static bool plan_fragments(Sm90Plan *p, const IrGrid *g, const char **why)
         *why = "the fragments need more registers than a consumer warpgroup's threads have";
         return false;
     }
+    *accum_per_thread = per_thread;
     return true;
 }
 
@@ -321,6 +325,18 @@ static int consumer_regs(int groups)
         return 0;
     int regs = (65536 - 128 * 40) / (128 * groups) / 8 * 8;
     return regs > 240 ? 240 : regs;
+}
+
+/* Small blocks share a multiprocessor: the persistent grid holds as many
+ * as fit, and the registers are capped so that two do (their fragments
+ * leave room). Then the consumers keep the registers they are launched with;
+ * setmaxnreg moves registers within one block only. */
+static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thread)
+{
+    long long regs_two = 65536 / (2LL * p->threads);
+    bool two = accum_per_thread + 64 <= regs_two && 2 * p->smem_bytes <= SM90_SMEM_LIMIT;
+    p->min_blocks = two ? 2 : 1;
+    p->consumer_regs = two ? 0 : consumer_regs(groups);
 }
 
 Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why)
@@ -340,12 +356,13 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
         return NULL;
     }
     int groups = p->groups_m * p->groups_n;
-    if (!plan_fragments(p, g, why) || !plan_tiles(p, k, g, why))
+    long long per_thread = 0;
+    if (!plan_fragments(p, g, &per_thread, why) || !plan_tiles(p, k, g, why))
         return NULL;
     plan_stores(p, k, g);
     if (!plan_smem(p, groups, why))
         return NULL;
     p->threads = 128 * (groups + 1);
-    p->consumer_regs = consumer_regs(groups);
+    plan_blocks_per_sm(p, groups, per_thread);
     return p;
 }

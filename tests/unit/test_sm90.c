@@ -1,0 +1,187 @@
+/* test_sm90.c — lower_sm90.c: which grids get a warp-specialized sm_90a
+ * variant, its consumer warpgroups, the swizzle of each shared tile from its
+ * role in the product, the shared-memory layout with the epilogue's staging
+ * buffers and the barriers, the TMA stores, registers and blocks per SM; and
+ * the reason recorded (never an error) when a grid keeps its sm_80 kernel on
+ * Hopper. */
+#include "unit.h"
+
+#include <string.h>
+
+/* C = op(A) op(B) over BM x BN x BK tiles with `threads` threads; A_T / B_T
+ * choose the stored layouts (A K x M, B N x K), OUT the output type, and
+ * `extra` goes after the store (line 22). */
+static const char *gemm_src(int threads, int bm, int bn, int bk, int stages, bool a_t, bool b_t, const char *out,
+                            const char *extra)
+{
+    const char *call = a_t ? (b_t ? "tile_gemm_tt" : "tile_gemm_tn") : (b_t ? "tile_gemm_nt" : "tile_gemm");
+    return aprintf("#include <tilepp/tile.h>\n"                                                   /* 1 */
+                   "\n"                                                                           /* 2 */
+                   "#pragma tile kernel threads(%d)\n"                                            /* 3 */
+                   "void g(int M, int N, int K, const half A[%s], const half B[%s], %s C[M][N])\n" /* 4 */
+                   "{\n"                                                                          /* 5 */
+                   "#pragma tile grid\n"                                                          /* 6 */
+                   "    for (int by = 0; by < tile_cdiv(M, %d); by++)\n"                          /* 7 */
+                   "        for (int bx = 0; bx < tile_cdiv(N, %d); bx++) {\n"                    /* 8 */
+                   "#pragma tile shared\n"                                                        /* 9 */
+                   "            half As[%d][%d], Bs[%d][%d];\n"                                   /* 10 */
+                   "#pragma tile fragment\n"                                                      /* 11 */
+                   "            float Cf[%d][%d];\n"                                              /* 12 */
+                   "            tile_clear(Cf);\n"                                                /* 13 */
+                   "#pragma tile pipelined stages(%d)\n"                                          /* 14 */
+                   "            for (int k = 0; k < tile_cdiv(K, %d); k++) {\n"                   /* 15 */
+                   "                tile_load(As, A, %s, %s, %s, %s);\n"                          /* 16 */
+                   "                tile_load(Bs, B, %s, %s, %s, %s);\n"                          /* 17 */
+                   "                %s(As, Bs, Cf);\n"                                            /* 18 */
+                   "            }\n"                                                              /* 19 */
+                   "            tile_store(C, Cf, by * %d, bx * %d, M, N);\n"                     /* 20 */
+                   "%s"                                                                           /* 21.. */
+                   "        }\n"
+                   "}\n",
+                   threads, a_t ? "K][M" : "M][K", b_t ? "N][K" : "K][N", out, bm, bn, a_t ? bk : bm, a_t ? bm : bk,
+                   b_t ? bn : bk, b_t ? bk : bn, bm, bn, stages, bk, a_t ? "k * BK_" : "by * BM_",
+                   a_t ? "by * BM_" : "k * BK_", a_t ? "K" : "M", a_t ? "M" : "K", b_t ? "bx * BN_" : "k * BK_",
+                   b_t ? "k * BK_" : "bx * BN_", b_t ? "N" : "K", b_t ? "K" : "N", call, bm, bn, extra ? extra : "");
+}
+
+/* gemm_src with the tile sizes as the macros its loads use. */
+static const char *gemm(int threads, int bm, int bn, int bk, int stages, bool a_t, bool b_t, const char *out,
+                        const char *extra)
+{
+    return aprintf("#define BM_ %d\n#define BN_ %d\n#define BK_ %d\n%s", bm, bn, bk,
+                   gemm_src(threads, bm, bn, bk, stages, a_t, b_t, out, extra));
+}
+
+static const GridPlan *plan_of(const char *src, unsigned archs)
+{
+    Plan *plan = unit_lower_archs(src, archs);
+    if (!plan)
+        fail_msg("not translated:\n%s", unit_diag());
+    assert_int_equal(diag_error_count(), 0);
+    return unit_grid_plan(plan, "g", 0);
+}
+
+static const Sm90Tile *tile(const Sm90Plan *p, int i)
+{
+    assert_true(i < p->tiles.len);
+    return p->tiles.items[i];
+}
+
+/* The brief's schedule: one consumer warpgroup, A (K-major, 64-byte rows)
+ * in the 64-byte swizzle, B (N-major, 128 columns) in the 128-byte one. */
+static void brief_schedule(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of(gemm(128, 128, 128, 32, 3, false, false, "half", NULL), ARCH_SM80 | ARCH_SM90A);
+    const Sm90Plan *p = gp->sm90;
+    assert_non_null(p);
+    assert_null(gp->sm90_why);
+    assert_int_equal(p->groups_m, 1);
+    assert_int_equal(p->groups_n, 1);
+    assert_int_equal(p->threads, 256); /* the producer warpgroup added */
+    assert_int_equal(p->tiles.len, 2);
+    assert_string_equal(tile(p, 0)->buf->name, "As");
+    assert_int_equal(tile(p, 0)->swizzle, 64);
+    assert_int_equal(tile(p, 0)->offset, 0);
+    assert_int_equal(tile(p, 0)->bytes, 8192);
+    assert_string_equal(tile(p, 1)->buf->name, "Bs");
+    assert_int_equal(tile(p, 1)->swizzle, 128);
+    assert_int_equal(tile(p, 1)->offset, 3 * 8192);
+    assert_int_equal(p->stage_bytes, 16384);
+    /* the store of half goes out in 64-column chunks through 2 x 8 KB */
+    assert_int_equal(p->stores.len, 1);
+    assert_int_equal(((const Sm90Store *)p->stores.items[0])->chunk_cols, 64);
+    assert_int_equal(p->epilogue, 6 * 8192);
+    assert_int_equal(p->barriers, 6 * 8192 + 16384);
+    assert_int_equal(p->smem_bytes, 6 * 8192 + 16384 + 3 * 16 + 1024);
+    /* 128 accumulator values a thread: one block per SM, which already has
+     * every register */
+    assert_int_equal(p->min_blocks, 1);
+    assert_int_equal(p->consumer_regs, 0);
+}
+
+/* 128 x 256 over 2 consumer warpgroups, 64 rows each; the producer gives
+ * its registers to them (setmaxnreg). B given N x K is K-major; float
+ * output comes in 32-column chunks. */
+static void two_consumer_groups(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of(gemm(256, 128, 256, 64, 3, false, true, "float", NULL), ARCH_SM80 | ARCH_SM90A);
+    const Sm90Plan *p = gp->sm90;
+    assert_non_null(p);
+    assert_int_equal(p->groups_m, 2);
+    assert_int_equal(p->groups_n, 1);
+    assert_int_equal(p->threads, 384);
+    assert_int_equal(tile(p, 0)->swizzle, 128); /* A: 64 halves of K */
+    assert_int_equal(tile(p, 1)->swizzle, 128); /* B^T: 64 halves of K */
+    assert_int_equal(((const Sm90Store *)p->stores.items[0])->chunk_cols, 32);
+    assert_int_equal(p->min_blocks, 1);
+    assert_int_equal(p->consumer_regs, 232); /* (65536 - 128 x 40) / 256, in steps of 8 */
+    assert_int_equal(p->epilogue, 3 * (16384 + 32768));
+    assert_int_equal(p->barriers, p->epilogue + 2 * 16384);
+}
+
+/* A stored K x M (MN-major): panels split the 64 rows of a wgmma. B stored
+ * K x N: panels split the warpgroup's 32 columns, so 64 bytes. */
+static void mn_major_swizzles(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of(gemm(256, 64, 64, 32, 2, true, false, "half", NULL), ARCH_SM80 | ARCH_SM90A);
+    const Sm90Plan *p = gp->sm90;
+    assert_non_null(p);
+    /* 64 x 64 over 2 groups: one 64-row piece, so 1 x 2, 32 columns each */
+    assert_int_equal(p->groups_m, 1);
+    assert_int_equal(p->groups_n, 2);
+    assert_int_equal(tile(p, 0)->swizzle, 128);
+    assert_int_equal(tile(p, 1)->swizzle, 64);
+    /* 32 columns of half are not whole 64-column chunks: the store goes
+     * out from registers */
+    assert_int_equal(p->stores.len, 0);
+    assert_int_equal(p->barriers, p->epilogue);
+    /* 8 accumulator values a thread and 26 KB: two blocks per SM */
+    assert_int_equal(p->min_blocks, 2);
+    assert_int_equal(p->consumer_regs, 0);
+}
+
+/* Only what --arch asks for: no variant for sm_80 alone, and no reason. */
+static void sm80_only(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of(gemm(128, 128, 128, 32, 3, false, false, "half", NULL), ARCH_SM80);
+    assert_null(gp->sm90);
+    assert_null(gp->sm90_why);
+}
+
+static void expect_reason(const char *src, const char *why)
+{
+    const GridPlan *gp = plan_of(src, ARCH_SM80 | ARCH_SM90A);
+    assert_null(gp->sm90);
+    assert_non_null(gp->sm90_why);
+    assert_string_equal(gp->sm90_why, why);
+}
+
+/* Grids the sm_80 kernel takes on Hopper too, each with its reason. */
+static void reasons(void **state)
+{
+    (void)state;
+    expect_reason(gemm(192, 64, 192, 32, 2, false, false, "half", NULL), /* 6 warps */
+                  "threads() is not a whole number of 128-thread warpgroups");
+    /* an extent the launcher cannot evaluate: it reads a grid variable */
+    const char *src = gemm(128, 64, 64, 32, 2, false, false, "half", NULL);
+    const char *from = "tile_load(As, A, by * BM_, k * BK_, M, K)";
+    const char *at = strstr(src, from);
+    assert_non_null(at);
+    expect_reason(aprintf("%.*stile_load(As, A, by * BM_, k * BK_, M - by, K)%s", (int)(at - src), src,
+                          at + strlen(from)),
+                  "a load's matrix extents depend on values only the kernel has, or it slices more than 3 "
+                  "subscripts");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        UNIT_TEST(brief_schedule), UNIT_TEST(two_consumer_groups), UNIT_TEST(mn_major_swizzles),
+        UNIT_TEST(sm80_only),      UNIT_TEST(reasons),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
