@@ -36,6 +36,7 @@ done
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
 # on the sm_80 kernels, which Hopper runs too.
 have gemm_test && step "gemm_test (TILEPP_PATH=sm80)" gemm_test_sm80.log env TILEPP_PATH=sm80 "$bin/gemm_test"
+have gemm_test && step "gemm_test (TILEPP_PATH=sm90)" gemm_test_sm90.log env TILEPP_PATH=sm90 "$bin/gemm_test"
 for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
@@ -55,12 +56,13 @@ fi
 for bench in bench_vector_add bench_gemm; do
     have "$bench" && step "$bench" "$bench.md" "$bin/$bench"
 done
+have bench_gemm && step "bench_gemm (TILEPP_PATH=sm80)" bench_gemm_sm80.md env TILEPP_PATH=sm80 "$bin/bench_gemm"
 have mma90_test && step "mma90_test bench" mma90_bench.md "$bin/mma90_test" bench
 
 echo "== summary"
 for i in "${!names[@]}"; do
     printf '%-28s %s\n' "${names[$i]}" "${results[$i]}"
 done
-for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 mma_test mma90_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 mma_test mma90_test; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done

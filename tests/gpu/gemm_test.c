@@ -6,7 +6,10 @@
  *   squares 1, 16, 128, 256, 1024; tall and skinny 4096x64x256, 64x4096x256;
  *   K no multiple of the kernel's BK (1007); M and N no multiples of the tile
  *   (1000x1003); K < BK; exactly one k-tile (K = BK); M or N (or both)
- *   smaller than one tile; K = 1; a tiny odd shape. The batched kernel runs
+ *   smaller than one tile; K = 1; a tiny odd shape; and the edge cases again
+ *   with 16-byte aligned rows (on Hopper, the sm_90a variants run those:
+ *   TMA needs the alignment; the others run the sm_80 kernels; the device
+ *   script runs the test again with TILEPP_PATH=sm80). The batched kernel runs
  *   these with 2 batches, and more shapes with 1 to 7 batches, each batch
  *   with its own data.
  *
@@ -43,9 +46,18 @@
  * A wrong or missing element, a dropped k-tile (for K = 1024 and BK = 32 one
  * tile is ~0.18 of the norm) or a wrong edge gives errors far above these.
  *
+ * With TILEPP_PATH=sm90 in the environment (device_run.sh runs it so on
+ * Hopper), the cases whose rows TMA cannot address must get
+ * cudaErrorNotSupported from the launcher, and all others run the sm_90a
+ * variant: the check that the variant, and not the fallback, ran.
+ *
  * Prints one line per case and "N passed, N failed"; exits 0 when all
  * passed, 1 otherwise, 77 (SKIPPED) without a CUDA device. */
 #include "gpu_check.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cublas_ref.h"
 #include "gemm_kernels.tile.h"
@@ -197,6 +209,24 @@ static double rel_err_vs_f32(gc_type t, const void *out, const float *ref, size_
     return su_rel_err_finish(diff2, ref2);
 }
 
+/* TILEPP_PATH=sm90: the launchers must run the sm_90a variants, or return
+ * cudaErrorNotSupported where they cannot. */
+static bool require_sm90(void)
+{
+    const char *path = getenv("TILEPP_PATH");
+    return path && strcmp(path, "sm90") == 0;
+}
+
+/* Whether TMA can copy the operands' tiles: every row of A and B (and each
+ * slice) starts on a 16-byte boundary, and K is not 0. */
+static bool tma_can_load(const kernel *kd, int M, int N, int K)
+{
+    int es = (int)gc_size(kd->in);
+    long long lda = kd->trans_a ? M : K, ldb = kd->trans_b ? K : N;
+    return K > 0 && lda * es % 16 == 0 && ldb * es % 16 == 0 && (long long)M * K * es % 16 == 0 &&
+           (long long)K * N * es % 16 == 0;
+}
+
 /* The first element (row, col of its batch) where out and ref differ by more
  * than `tol` relative to the largest |ref| — where a failure starts. */
 static void describe_first_mismatch(gc_type t, const void *out, const float *ref, int batch,
@@ -272,7 +302,12 @@ static void run_case(const kernel *kd, int batch, int M, int N, int K, const cha
     size_t total = GC_GUARD + nc + GC_GUARD, first;
     unsigned char *all = su_xmalloc(total * gc_size(kd->out));
     const unsigned char *gpu = all + GC_GUARD * gc_size(kd->out);
-    if (launch != cudaSuccess) {
+    bool not_applicable = require_sm90() && !tma_can_load(kd, M, N, K);
+    if (not_applicable) { /* TILEPP_PATH=sm90: the launcher must say so, not fall back */
+        if (launch != cudaErrorNotSupported)
+            gc_fail(&c, "TILEPP_PATH=sm90 and no TMA-aligned rows, yet the launcher returned %s",
+                    cudaGetErrorName(launch));
+    } else if (launch != cudaSuccess) {
         gc_fail(&c, "launcher returned %s (%s)", cudaGetErrorName(launch), cudaGetErrorString(launch));
     } else if (sync != cudaSuccess) {
         gc_fail(&c, "kernel failed: %s (%s)", cudaGetErrorName(sync), cudaGetErrorString(sync));
@@ -308,7 +343,10 @@ static void run_case(const kernel *kd, int batch, int M, int N, int K, const cha
         snprintf(cpu_text, sizeof cpu_text, "cpu %.2e", err_cpu);
     else
         snprintf(cpu_text, sizeof cpu_text, "cpu skipped (>512^3)");
-    if (ok) {
+    if (ok && not_applicable) {
+        printf("PASS  %-50s sm_90a variant not applicable: cudaErrorNotSupported, as TILEPP_PATH=sm90 asks\n",
+               label);
+    } else if (ok) {
         printf("PASS  %-50s %-20s cublas %.2e  (tol %.1e)\n", label, cpu_text, err_blas, tol);
     } else {
         printf("FAIL  %-50s %s [%s, cublas %.2e]\n", label, c.failure, cpu_text, err_blas);
@@ -363,6 +401,14 @@ static void run_kernel(const kernel *kd, int batch)
         {7, 9, 45, "M, N < tile"},
         {130, 260, 1, "K = 1"},
         {3, 5, 7, "tiny odd"},
+        /* The same edges with every row 16-byte aligned (extents multiples
+         * of 8), which on Hopper the sm_90a variant (TMA) takes. */
+        {1000, 1000, 1000, "M, N, K % tile != 0 (aligned)"},
+        {200, 136, bk - 8, "K < BK (aligned)"},
+        {96, 80, 8, "one partial k-tile (aligned)"},
+        {40, 312, 104, "M < tile (aligned)"},
+        {312, 24, 104, "N < tile (aligned)"},
+        {8, 16, 8, "M, N, K < tile (aligned)"},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         run_case(kd, batch, shapes[i].M, shapes[i].N, shapes[i].K, shapes[i].what);
