@@ -214,6 +214,111 @@ template <class C> static void check_shapes(cublasHandle_t h)
 typedef tile_half H;
 typedef tile_bfloat16 B16;
 
+/* ---- A from registers: O = round(Q K^T) V, FlashAttention's two products
+ * without the softmax. One block per BM rows: S = Q K^T (BM x N1, K1 deep)
+ * in the accumulators, then O = S V with S as wgmma's register operand. */
+template <typename T, int BM, int K1, int N1, int D, int WGM> struct rs_cfg {
+    typedef tile90::smem_tile<T, BM, K1, tile90::swizzle_of<T>(K1)> QTile;
+    typedef tile90::smem_tile<T, N1, K1, tile90::swizzle_of<T>(K1)> KTile;
+    typedef tile90::smem_tile<T, N1, D, tile90::swizzle_of<T>(D)> VTile;
+    static constexpr int BYTES = QTile::BYTES + KTile::BYTES + VTile::BYTES;
+    static constexpr int SMEM = BYTES + 16 + 1024, THREADS = 128 * (WGM + 1);
+};
+
+template <typename T, int BM, int K1, int N1, int D, int WGM>
+__global__ void __launch_bounds__(128 * (WGM + 1), 1)
+    rs_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
+              const __grid_constant__ CUtensorMap map_v, float *out, int M)
+{
+#if TILE90_DEVICE
+    typedef rs_cfg<T, BM, K1, N1, D, WGM> C;
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    unsigned char *smem = tile90::align_smem(smem_raw);
+    const typename C::QTile q{(T *)smem};
+    const typename C::KTile k{(T *)(smem + C::QTile::BYTES)};
+    const typename C::VTile v{(T *)(smem + C::QTile::BYTES + C::KTile::BYTES)};
+    tile90::pipeline<1> P{(uint64_t *)(smem + C::BYTES)};
+    P.init(WGM * 4);
+    __syncthreads();
+    const int m0 = blockIdx.x * BM;
+    if (tile90::producer()) {
+        if (threadIdx.x == 0) {
+            const int s = P.produce(C::BYTES);
+            tile90::tma_load(q, &map_q, P.full(s), m0, 0);
+            tile90::tma_load(k, &map_k, P.full(s), 0, 0);
+            tile90::tma_load(v, &map_v, P.full(s), 0, 0);
+        }
+    } else {
+        const int s = P.consume();
+        tile90::accum<BM, N1, WGM, 1> S;
+        S.clear();
+        tile90::mma<true, true, T, BM, N1, K1>(q, k, S);
+        tile90::ptx::wgmma_wait<0>();
+        tile90::accum<BM, D, WGM, 1> O;
+        O.clear();
+        tile90::mma_rs<false, T>(S, v, O);
+        P.release(s);
+        tile80::store<float>(out, D, m0, 0, M, D, O);
+    }
+#else
+    (void)map_q, (void)map_k, (void)map_v, (void)out, (void)M;
+#endif
+}
+
+template <typename T, int BM, int K1, int N1, int D, int WGM> static void check_rs(int M)
+{
+    typedef rs_cfg<T, BM, K1, N1, D, WGM> C;
+    const std::vector<T> hq = random_matrix<T>((size_t)M * K1, 11), hk = random_matrix<T>((size_t)N1 * K1, 12),
+                         hv = random_matrix<T>((size_t)N1 * D, 13);
+    T *q = to_device(hq), *k = to_device(hk), *v = to_device(hv);
+    float *o;
+    CUDA_CHECK(cudaMalloc(&o, (size_t)M * D * sizeof(float)));
+    CUDA_CHECK(cudaMemset(o, 0xFF, (size_t)M * D * sizeof(float)));
+    CUtensorMap mq, mk, mv;
+    cases++;
+    if (!tile90::make_tmap<typename C::QTile>(&mq, q, M, K1, K1) ||
+        !tile90::make_tmap<typename C::KTile>(&mk, k, N1, K1, K1) ||
+        !tile90::make_tmap<typename C::VTile>(&mv, v, N1, D, D)) {
+        printf("FAIL rs %s %dx%dx%dx%d: no tensor map\n", type_info<T>::name(), M, K1, N1, D);
+        failures++;
+        return;
+    }
+    CUDA_CHECK(cudaFuncSetAttribute(rs_kernel<T, BM, K1, N1, D, WGM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    C::SMEM));
+    rs_kernel<T, BM, K1, N1, D, WGM><<<(M + BM - 1) / BM, C::THREADS, C::SMEM>>>(mq, mk, mv, o, M);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> ho((size_t)M * D);
+    CUDA_CHECK(cudaMemcpy(ho.data(), o, ho.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    double num = 0, den = 0;
+    std::vector<float> srow(N1);
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N1; j++) { /* S rounded to T, as the register operand is */
+            double acc = 0;
+            for (int kk = 0; kk < K1; kk++)
+                acc += (double)(float)hq[(size_t)i * K1 + kk] * (float)hk[(size_t)j * K1 + kk];
+            srow[j] = (float)T((float)acc);
+        }
+        for (int d = 0; d < D; d++) {
+            double ref = 0;
+            for (int j = 0; j < N1; j++)
+                ref += (double)srow[j] * (float)hv[(size_t)j * D + d];
+            const double diff = ho[(size_t)i * D + d] - ref;
+            num += diff * diff;
+            den += ref * ref;
+        }
+    }
+    const double rel = sqrt(num / den);
+    const bool ok = rel < 2e-3; /* S rounded in another summation order: a few ulps of T */
+    failures += !ok;
+    printf("%s rs (A from registers) %s BM %d, S = Q K^T %dx%dx%d, O = S V x%d: rel err %.2e\n", ok ? "ok  " : "FAIL",
+           type_info<T>::name(), BM, M, N1, K1, D, rel);
+    CUDA_CHECK(cudaFree(q));
+    CUDA_CHECK(cudaFree(k));
+    CUDA_CHECK(cudaFree(v));
+    CUDA_CHECK(cudaFree(o));
+}
+
 static int run_tests()
 {
     cublasHandle_t h;
@@ -231,6 +336,9 @@ static int run_tests()
     check_shapes<cfg<H, H, true, false, 64, 64, 16, 2, 1, 1>>(h);
     check_shapes<cfg<H, float, true, false, 64, 64, 32, 1, 1, 1>>(h); /* one stage */
     check_shapes<cfg<B16, B16, false, true, 128, 128, 64, 1, 1, 1>>(h);
+    check_rs<H, 64, 64, 64, 128, 1>(200);
+    check_rs<H, 128, 64, 128, 64, 2>(384);
+    check_rs<B16, 128, 128, 64, 128, 2>(256);
     CUBLAS_CHECK(cublasDestroy(h));
     printf("%d of %d cases passed\n", cases - failures, cases);
     return failures ? 1 : 0;
