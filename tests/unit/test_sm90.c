@@ -98,6 +98,10 @@ static void brief_schedule(void **state)
      * every register */
     assert_int_equal(p->min_blocks, 1);
     assert_int_equal(p->consumer_regs, 0);
+    /* 3 stages of 16 KB in flight: too few for wgmma, so the launcher
+     * prefers the sm_80 kernel unless TILEPP_PATH=sm90 */
+    assert_int_equal(p->in_flight, 3 * 16384);
+    assert_true(p->shallow);
 }
 
 /* 128 x 256 over 2 consumer warpgroups, 64 rows each; the producer gives
@@ -119,6 +123,8 @@ static void two_consumer_groups(void **state)
     assert_int_equal(p->consumer_regs, 232); /* (65536 - 128 x 40) / 256, in steps of 8 */
     assert_int_equal(p->epilogue, 3 * (16384 + 32768));
     assert_int_equal(p->barriers, p->epilogue + 2 * 16384);
+    assert_int_equal(p->in_flight, 3 * (16384 + 32768));
+    assert_false(p->shallow);
 }
 
 /* A stored K x M (MN-major): panels split the 64 rows of a wgmma. B stored
@@ -141,6 +147,8 @@ static void mn_major_swizzles(void **state)
     /* 8 accumulator values a thread and 26 KB: two blocks per SM */
     assert_int_equal(p->min_blocks, 2);
     assert_int_equal(p->consumer_regs, 0);
+    assert_int_equal(p->in_flight, 2 * 2 * 8192); /* two blocks of two stages */
+    assert_true(p->shallow);
 }
 
 /* Only what --arch asks for: no variant for sm_80 alone, and no reason. */

@@ -63,6 +63,12 @@ static void put_comment(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o, "%s%s %d x %lld, %d-byte swizzle", i ? "; " : "", t->buf->name, p->pipe->stages, t->bytes, t->swizzle);
     }
     putf(o, "; barriers at %lld).\n", p->barriers);
+    if (p->shallow)
+        putf(o,
+             "// The launcher takes it only with TILEPP_PATH=sm90: its pipeline keeps %lld KB of copies in flight per "
+             "SM,\n// too few to feed wgmma (%d KB or more do), where the sm_80 kernel is faster. Deepen stages or "
+             "BK for this variant.\n",
+             p->in_flight / 1024, 64);
     (void)k;
 }
 
@@ -284,8 +290,8 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     const char *kernel = aprintf("%s_sm90", gp->kernel_name);
     put(o, "            const tile90::path_choice tile_path = tile90::path_from_env();\n");
     put(o, "            bool tile_launched = false;\n");
-    putf(o, "            if (tile_path != tile90::PATH_SM80 && tile90::device_is_sm90() && tile90::has_sm90a<%s>()) {\n",
-         kernel);
+    putf(o, "            if (tile_path %s && tile90::device_is_sm90() && tile90::has_sm90a<%s>()) {\n",
+         p->shallow ? "== tile90::PATH_SM90" : "!= tile90::PATH_SM80", kernel);
     put(o, "                CUtensorMap");
     for (int i = 0; i < p->tiles.len; i++)
         putf(o, "%s tile_map%d", i ? "," : "", i);

@@ -64,6 +64,8 @@ typedef struct Sm90Plan {
     int threads;            /* the consumers and the producer warpgroup */
     int consumer_regs;      /* setmaxnreg for the consumers; 0: as launched */
     int min_blocks;         /* blocks per SM the registers must allow (__launch_bounds__) */
+    long long in_flight;    /* bytes of copies a multiprocessor keeps in flight */
+    bool shallow;           /* too few of them for wgmma: the launcher prefers the sm_80 kernel */
     Vec tiles;              /* Sm90Tile*, in load order */
     long long stage_bytes;  /* bytes each stage's copies bring */
     Vec stores;             /* Sm90Store*: the epilogue's TMA stores */

@@ -20,6 +20,12 @@ enum {
     SMEM_ALIGN = 1024,      /* the 128-byte swizzle repeats every 1024 bytes */
     MAX_ACCUM_SM90 = 192,   /* accumulator registers a consumer thread may hold */
     MAX_TMA_BOX_ROWS = 256, /* rows of one TMA box */
+    /* Copies in flight per multiprocessor below which wgmma starves: the
+     * tensor cores consume a 16 KB stage of a 128 x 128 tile in about
+     * 0.2 us, L2 answers in about 0.7. Measured on the H200 (bench/RESULTS.md):
+     * 48 KB (128x128x32, 3 stages) runs slower than the sm_80 kernel, 64 KB
+     * and more faster. */
+    MIN_IN_FLIGHT = 64 * 1024,
 };
 
 const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf)
@@ -337,6 +343,8 @@ static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thre
     bool two = accum_per_thread + 64 <= regs_two && 2 * p->smem_bytes <= SM90_SMEM_LIMIT;
     p->min_blocks = two ? 2 : 1;
     p->consumer_regs = two ? 0 : consumer_regs(groups);
+    p->in_flight = p->pipe->stages * p->stage_bytes * p->min_blocks;
+    p->shallow = p->in_flight < MIN_IN_FLIGHT;
 }
 
 Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why)
