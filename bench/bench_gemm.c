@@ -280,8 +280,6 @@ static void bench_size(const precision *pr, const kernel *best, int M, int N, in
     problem p = problem_alloc(M, N, K, elem_size(pr), pool);
     float *ref = reference(&p, pr);
     run_ctx blas_ctx = {&p, NULL, pr->type};
-    bench_result rb = bench_time(run_one, &blas_ctx, p.nsets);
-    double blas_t = tflops(&p, rb.median_ms);
     char size[48];
     snprintf(size, sizeof size, "%dx%dx%d", M, N, K);
 
@@ -298,17 +296,12 @@ static void bench_size(const precision *pr, const kernel *best, int M, int N, in
             continue;
         }
         run_ctx c = {&p, k->fn, pr->type};
-        bench_result r = bench_time(run_one, &c, p.nsets);
-        double t = tflops(&p, r.median_ms);
-        /* cuBLAS again right after: the clocks drift over a run, so the
-         * ratio uses the mean of the cuBLAS timings on both sides. */
-        bench_result rb_after = bench_time(run_one, &blas_ctx, p.nsets);
-        double blas_ms = 0.5 * (rb.median_ms + rb_after.median_ms);
-        blas_t = tflops(&p, blas_ms);
+        bench_result r, rb;
+        bench_pair(run_one, &c, run_one, &blas_ctx, p.nsets, &r, &rb); /* in turns: the same clocks */
+        double t = tflops(&p, r.median_ms), blas_t = tflops(&p, rb.median_ms);
         add_row(out, "| %s | %-17s | %-34s | %14.1f | %14.1f | %5.2f | %9.3f | %9.3f | %8.1e | %4d |",
-                pr->label, size, k->name, t, blas_t, t / blas_t, r.median_ms, blas_ms, err,
+                pr->label, size, k->name, t, blas_t, t / blas_t, r.median_ms, rb.median_ms, err,
                 p.nsets);
-        rb = rb_after;
         if (t / blas_t > *ratio_out)
             *ratio_out = t / blas_t;
     }
@@ -364,8 +357,8 @@ int main(void)
            "accumulation. TFLOP/s = 2 M N K / median time of CUDA-event timed batches (%d\n"
            "batches of >= %.0f ms after %d warm-up calls); buffer sets rotate so that together\n"
            "they exceed %dx the L2 cache. cuBLAS: cublasGemmEx, CUBLAS_COMPUTE_32F, output of\n"
-           "the same type, timed before and after each tilepp kernel (the clocks drift over a\n"
-           "run): its column is the mean of the two. rel err: the tilepp result against\n"
+           "the same type, timed in turns with each tilepp kernel (a batch of one, a batch of\n"
+           "the other: the clocks drift over a run). rel err: the tilepp result against\n"
            "cuBLAS's float result, checked once before timing.\n\n",
            BENCH_REPS, BENCH_MIN_BATCH_MS, BENCH_WARMUP, BENCH_L2_FACTOR);
     printf("Schedule selection at 4096^3 (the fastest correct one is benchmarked below):\n\n");

@@ -1,6 +1,7 @@
 /* bench_util.h — the benchmark harness: CUDA-event timing of a callable.
  *
  *   bench_result r = bench_time(fn, ctx, nsets);
+ *   bench_pair(fa, ca, fb, cb, nsets, &ra, &rb);   (two callables in turns)
  *
  * fn(ctx, set) enqueues one run (a launch, a copy) on the default stream
  * using buffer set `set` and returns its status. The harness
@@ -92,6 +93,40 @@ static inline bench_result bench_time(bench_fn fn, void *ctx, int nsets)
     SU_CHECK(cudaEventDestroy(start));
     SU_CHECK(cudaEventDestroy(stop));
     return r;
+}
+
+/* Two callables timed in turns: a batch of a, a batch of b, BENCH_REPS
+ * times, so that both see the same clocks (which drift over a run as the
+ * chip warms) and neither benefits from running first or second. */
+static inline void bench_pair(bench_fn fa, void *ca, bench_fn fb, void *cb, int nsets, bench_result *ra,
+                              bench_result *rb)
+{
+    cudaEvent_t start, stop;
+    SU_CHECK(cudaEventCreate(&start));
+    SU_CHECK(cudaEventCreate(&stop));
+    int next_a = 0, next_b = 0, batch[2];
+    bench_fn fn[2] = {fa, fb};
+    void *ctx[2] = {ca, cb};
+    int *next[2] = {&next_a, &next_b};
+    for (int k = 0; k < 2; k++) {
+        bench_batch(fn[k], ctx[k], nsets, BENCH_WARMUP, next[k], start, stop);
+        double per_call = bench_batch(fn[k], ctx[k], nsets, nsets, next[k], start, stop) / nsets;
+        batch[k] = nsets;
+        while (batch[k] * per_call < BENCH_MIN_BATCH_MS && batch[k] < (1 << 20))
+            batch[k] += nsets;
+    }
+    double samples[2][BENCH_REPS];
+    for (int i = 0; i < BENCH_REPS; i++)
+        for (int k = 0; k < 2; k++)
+            samples[k][i] = bench_batch(fn[k], ctx[k], nsets, batch[k], next[k], start, stop) / batch[k];
+    bench_result *out[2] = {ra, rb};
+    for (int k = 0; k < 2; k++) {
+        qsort(samples[k], BENCH_REPS, sizeof samples[k][0], bench_cmp_double);
+        *out[k] = (bench_result){.median_ms = samples[k][BENCH_REPS / 2], .min_ms = samples[k][0],
+                                 .batch = batch[k], .reps = BENCH_REPS};
+    }
+    SU_CHECK(cudaEventDestroy(start));
+    SU_CHECK(cudaEventDestroy(stop));
 }
 
 /* GB/s (10^9 bytes per second) for `bytes` moved per call. */
