@@ -15,27 +15,27 @@ static const char *gemm_src(int threads, int bm, int bn, int bk, int stages, boo
                             const char *extra)
 {
     const char *call = a_t ? (b_t ? "tile_gemm_tt" : "tile_gemm_tn") : (b_t ? "tile_gemm_nt" : "tile_gemm");
-    return aprintf("#include <tilepp/tile.h>\n"                                                   /* 1 */
-                   "\n"                                                                           /* 2 */
-                   "#pragma tile kernel threads(%d)\n"                                            /* 3 */
+    return aprintf("#include <tilepp/tile.h>\n"                                                    /* 1 */
+                   "\n"                                                                            /* 2 */
+                   "#pragma tile kernel threads(%d)\n"                                             /* 3 */
                    "void g(int M, int N, int K, const half A[%s], const half B[%s], %s C[M][N])\n" /* 4 */
-                   "{\n"                                                                          /* 5 */
-                   "#pragma tile grid\n"                                                          /* 6 */
-                   "    for (int by = 0; by < tile_cdiv(M, %d); by++)\n"                          /* 7 */
-                   "        for (int bx = 0; bx < tile_cdiv(N, %d); bx++) {\n"                    /* 8 */
-                   "#pragma tile shared\n"                                                        /* 9 */
-                   "            half As[%d][%d], Bs[%d][%d];\n"                                   /* 10 */
-                   "#pragma tile fragment\n"                                                      /* 11 */
-                   "            float Cf[%d][%d];\n"                                              /* 12 */
-                   "            tile_clear(Cf);\n"                                                /* 13 */
-                   "#pragma tile pipelined stages(%d)\n"                                          /* 14 */
-                   "            for (int k = 0; k < tile_cdiv(K, %d); k++) {\n"                   /* 15 */
-                   "                tile_load(As, A, %s, %s, %s, %s);\n"                          /* 16 */
-                   "                tile_load(Bs, B, %s, %s, %s, %s);\n"                          /* 17 */
-                   "                %s(As, Bs, Cf);\n"                                            /* 18 */
-                   "            }\n"                                                              /* 19 */
-                   "            tile_store(C, Cf, by * %d, bx * %d, M, N);\n"                     /* 20 */
-                   "%s"                                                                           /* 21.. */
+                   "{\n"                                                                           /* 5 */
+                   "#pragma tile grid\n"                                                           /* 6 */
+                   "    for (int by = 0; by < tile_cdiv(M, %d); by++)\n"                           /* 7 */
+                   "        for (int bx = 0; bx < tile_cdiv(N, %d); bx++) {\n"                     /* 8 */
+                   "#pragma tile shared\n"                                                         /* 9 */
+                   "            half As[%d][%d], Bs[%d][%d];\n"                                    /* 10 */
+                   "#pragma tile fragment\n"                                                       /* 11 */
+                   "            float Cf[%d][%d];\n"                                               /* 12 */
+                   "            tile_clear(Cf);\n"                                                 /* 13 */
+                   "#pragma tile pipelined stages(%d)\n"                                           /* 14 */
+                   "            for (int k = 0; k < tile_cdiv(K, %d); k++) {\n"                    /* 15 */
+                   "                tile_load(As, A, %s, %s, %s, %s);\n"                           /* 16 */
+                   "                tile_load(Bs, B, %s, %s, %s, %s);\n"                           /* 17 */
+                   "                %s(As, Bs, Cf);\n"                                             /* 18 */
+                   "            }\n"                                                               /* 19 */
+                   "            tile_store(C, Cf, by * %d, bx * %d, M, N);\n"                      /* 20 */
+                   "%s"                                                                            /* 21.. */
                    "        }\n"
                    "}\n",
                    threads, a_t ? "K][M" : "M][K", b_t ? "N][K" : "K][N", out, bm, bn, a_t ? bk : bm, a_t ? bm : bk,
@@ -179,17 +179,17 @@ static void reasons(void **state)
     const char *from = "tile_load(As, A, by * BM_, k * BK_, M, K)";
     const char *at = strstr(src, from);
     assert_non_null(at);
-    expect_reason(aprintf("%.*stile_load(As, A, by * BM_, k * BK_, M - by, K)%s", (int)(at - src), src,
-                          at + strlen(from)),
-                  "a load's matrix extents depend on values only the kernel has, or it slices more than 3 "
-                  "subscripts");
+    expect_reason(
+        aprintf("%.*stile_load(As, A, by * BM_, k * BK_, M - by, K)%s", (int)(at - src), src, at + strlen(from)),
+        "a load's matrix extents depend on values only the kernel has, or it slices more than 3 "
+        "subscripts");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(brief_schedule), UNIT_TEST(two_consumer_groups), UNIT_TEST(mn_major_swizzles),
-        UNIT_TEST(sm80_only),      UNIT_TEST(reasons),
+        UNIT_TEST(brief_schedule), UNIT_TEST(two_consumer_groups), UNIT_TEST(mn_major_swizzles), UNIT_TEST(sm80_only),
+        UNIT_TEST(reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

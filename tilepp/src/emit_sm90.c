@@ -1,17 +1,21 @@
 /* emit_sm90.c — CUDA for the sm_90a variant of a grid (lower_sm90.c), a
- * warp-specialized kernel composed of tile_mma_sm90.cuh's primitives:
+ * warp-specialized, persistent kernel composed of tile_mma_sm90.cuh's
+ * primitives. Each block walks the grid's iterations blockIdx.x, +gridDim.x,
+ * ...; for each:
  *
  *   warpgroup 0, one thread   for each iteration of the pipelined loop: wait
  *                             for a free stage, TMA-copy its tiles into it;
  *   warpgroups 1..            the fragments; for each iteration: wait for the
  *                             stage, wgmma, hand the previous stage back;
- *                             then the work after the loop (the epilogue).
+ *                             then the work after the loop (the epilogue,
+ *                             fragment stores through TMA where planned).
  *
- * Scalar declarations before the loop run in every thread (the producer's
+ * Scalar declarations before the loop run on both sides (the producer's
  * copies may read them); everything else in the grid body runs in the
  * consumers, in source order. The launcher builds one tensor map per load
- * and picks this kernel on a compute capability 9.0 device whose binary
- * holds sm_90a code, when every tensor map can be made. */
+ * (and per TMA store) and picks this kernel on a compute capability 9.0
+ * device whose binary holds sm_90a code, when every load's map can be made
+ * and the pipeline is deep enough (TILEPP_PATH overrides). */
 #include "emit_internal.h"
 
 #include <ctype.h>
@@ -20,8 +24,7 @@
 /* tile90::smem_tile<T, rows, cols, swizzle> of a planned tile. */
 static char *tile_type(const Sm90Tile *t)
 {
-    return aprintf("tile90::smem_tile<%s, %lld, %lld, %d>", elem(t->buf), t->buf->dims[0], t->buf->dims[1],
-                   t->swizzle);
+    return aprintf("tile90::smem_tile<%s, %lld, %lld, %d>", elem(t->buf), t->buf->dims[0], t->buf->dims[1], t->swizzle);
 }
 
 void put_tile_decl_sm90(Block *bl, const IrBuffer *t)
@@ -49,15 +52,15 @@ static int pipe_index(const IrGrid *g)
     return -1;
 }
 
-static void put_comment(Out *o, const IrKernel *k, const GridPlan *gp)
+static void put_comment(Out *o, const GridPlan *gp)
 {
     const Sm90Plan *p = gp->sm90;
     putf(o,
          "// The sm_90a variant of %s: warpgroup 0 copies the tiles with TMA (one thread), %d consumer warpgroup%s "
          "(%dx%d over the fragments) multiply with wgmma;\n// persistent blocks (%d or more per SM); %d stages handed "
          "over through mbarriers; shared memory %lld bytes (",
-         gp->kernel_name, p->groups_m * p->groups_n, p->groups_m * p->groups_n > 1 ? "s" : "", p->groups_m,
-         p->groups_n, p->min_blocks, p->pipe->stages, p->smem_bytes);
+         gp->kernel_name, p->groups_m * p->groups_n, p->groups_m * p->groups_n > 1 ? "s" : "", p->groups_m, p->groups_n,
+         p->min_blocks, p->pipe->stages, p->smem_bytes);
     for (int i = 0; i < p->tiles.len; i++) {
         const Sm90Tile *t = p->tiles.items[i];
         putf(o, "%s%s %d x %lld, %d-byte swizzle", i ? "; " : "", t->buf->name, p->pipe->stages, t->bytes, t->swizzle);
@@ -68,8 +71,7 @@ static void put_comment(Out *o, const IrKernel *k, const GridPlan *gp)
              "// The launcher takes it only with TILEPP_PATH=sm90: its pipeline keeps %lld KB of copies in flight per "
              "SM,\n// too few to feed wgmma (%d KB or more do), where the sm_80 kernel is faster. Deepen stages or "
              "BK for this variant.\n",
-             p->in_flight / 1024, 64);
-    (void)k;
+             p->in_flight / 1024, SM90_MIN_IN_FLIGHT / 1024);
 }
 
 static void put_params(Out *o, const IrKernel *k, const GridPlan *gp)
@@ -157,7 +159,8 @@ static void put_store(Block *bl, const IrTileOp *op, const char *in)
         index++;
     line_to_source(o, op->loc);
     putf(o, "%sif (tile_out%d_ok)\n", in, index);
-    putf(o, "%s    tile90::store_tma<%s>(tile_smem + %lld, tile_chunks, &tile_out%d, (long long)(%s), (long long)(%s), %s",
+    putf(o,
+         "%s    tile90::store_tma<%s>(tile_smem + %lld, tile_chunks, &tile_out%d, (long long)(%s), (long long)(%s), %s",
          in, elem(op->mat.buf), p->epilogue, index, op->r0, op->c0, op->src->name);
     for (int l = 0; l < op->mat.nlead; l++)
         putf(o, ", (long long)(%s)", op->mat.lead[l]);
@@ -235,7 +238,7 @@ void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     const Sm90Plan *p = gp->sm90;
     Block bl = {o, k, gp, "tile_stage", p};
     int at_pipe = pipe_index(g);
-    put_comment(o, k, gp);
+    put_comment(o, gp);
     putf(o, "__global__ void __launch_bounds__(%d, %d) %s_sm90(", p->threads, p->min_blocks, gp->kernel_name);
     put_params(o, k, gp);
     put(o, ")\n{\n#if TILE90_DEVICE\n");
@@ -306,7 +309,9 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     for (int i = 0; i < p->stores.len; i++) { /* without its map, a store goes out from registers */
         const IrTileOp *op = ((const Sm90Store *)p->stores.items[i])->op;
         putf(o, "                    CUtensorMap tile_out%d;\n", i);
-        putf(o, "                    const bool tile_out%d_ok = tile90::make_tmap<tile90::epilogue_chunk<%s>::tile>(&tile_out%d, ",
+        putf(o,
+             "                    const bool tile_out%d_ok = "
+             "tile90::make_tmap<tile90::epilogue_chunk<%s>::tile>(&tile_out%d, ",
              i, elem(op->mat.buf), i);
         put_tmap_args(o, op);
         put(o, ");\n");
@@ -316,11 +321,11 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
          "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n",
          kernel, p->smem_bytes);
     put(o, "                    long long tile_grid = 0;\n");
-    putf(o, "                    tile_err = tile90::persistent_blocks(%s, %d, %lld, tile_blocks, &tile_grid);\n", kernel,
-         p->threads, p->smem_bytes);
+    putf(o, "                    tile_err = tile90::persistent_blocks(%s, %d, %lld, tile_blocks, &tile_grid);\n",
+         kernel, p->threads, p->smem_bytes);
     put(o, "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n");
-    putf(o, "                    tile_err = tile_launch_blocks(%s, tile_grid, %d, %lld, tile_stream, ", kernel, p->threads,
-         p->smem_bytes);
+    putf(o, "                    tile_err = tile_launch_blocks(%s, tile_grid, %d, %lld, tile_stream, ", kernel,
+         p->threads, p->smem_bytes);
     put_arg_names(o, k);
     for (int d = 0; d < gp->grid->depth; d++)
         putf(o, ", tile_l%d", d);

@@ -1,7 +1,8 @@
 /* emit_tile.c — CUDA for grids: one thread block per iteration of the grid
  * nest, tiles in shared memory and registers, tile operations as calls of
  * the sm_80 tensor-core primitives (tile_mma_sm80.cuh), pipelined loops as
- * multi-stage cp.async pipelines. */
+ * multi-stage cp.async pipelines; and the grids' launches, which pick the
+ * sm_90a variant (emit_sm90.c) where there is one and it can run. */
 #include "emit_internal.h"
 
 #include <string.h>

@@ -7,7 +7,9 @@
  * wide vector loads and stores through registers, and which kernel-level
  * declarations the host launcher must evaluate to size the grid.
  *
- * Later lowering passes (layouts, pipelining) add their results here. */
+ * Later lowering passes add their results here: lower_tile.c the layout,
+ * warps and stages of grids (GridPlan), lower_sm90.c their sm_90a variants
+ * (Sm90Plan). */
 #ifndef TILEPP_LOWER_H
 #define TILEPP_LOWER_H
 
@@ -56,6 +58,13 @@ typedef struct Sm90Store {
     const IrTileOp *op;
     int chunk_cols; /* columns of one 64-row, 128-byte chunk */
 } Sm90Store;
+
+/* Copies in flight per multiprocessor below which wgmma starves: the tensor
+ * cores consume a 16 KB stage of a 128 x 128 tile in about 0.2 us, L2
+ * answers in about 0.7. Measured on the H200 (bench/RESULTS.md): 48 KB
+ * (128x128x32, 3 stages) runs slower than the sm_80 kernel, 64 KB and more
+ * faster. */
+enum { SM90_MIN_IN_FLIGHT = 64 * 1024 };
 
 typedef struct Sm90Plan {
     const IrPipelined *pipe;

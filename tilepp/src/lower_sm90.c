@@ -17,15 +17,9 @@
 enum {
     SM90_SMEM_LIMIT = 227 * 1024,
     EPILOGUE_BYTES_PER_GROUP = 2 * 8192, /* two 64-row x 128-byte staging buffers */
-    SMEM_ALIGN = 1024,      /* the 128-byte swizzle repeats every 1024 bytes */
-    MAX_ACCUM_SM90 = 192,   /* accumulator registers a consumer thread may hold */
-    MAX_TMA_BOX_ROWS = 256, /* rows of one TMA box */
-    /* Copies in flight per multiprocessor below which wgmma starves: the
-     * tensor cores consume a 16 KB stage of a 128 x 128 tile in about
-     * 0.2 us, L2 answers in about 0.7. Measured on the H200 (bench/RESULTS.md):
-     * 48 KB (128x128x32, 3 stages) runs slower than the sm_80 kernel, 64 KB
-     * and more faster. */
-    MIN_IN_FLIGHT = 64 * 1024,
+    SMEM_ALIGN = 1024,                   /* the 128-byte swizzle repeats every 1024 bytes */
+    MAX_ACCUM_SM90 = 192,                /* accumulator registers a consumer thread may hold */
+    MAX_TMA_BOX_ROWS = 256,              /* rows of one TMA box */
 };
 
 const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf)
@@ -109,10 +103,10 @@ static const IrPipelined *mainloop_of(const IrGrid *g, const char **why)
             pipe = s->pipe;
         } else if (s->kind == STMT_TILE_OP) {
             const IrTileOp *op = s->op;
-            bool fragment_only = (op->kind == TILE_CLEAR || op->kind == TILE_FILL) ||
-                                 (op->kind == TILE_STORE && op->src->space == SPACE_FRAGMENT) ||
-                                 (op->kind == TILE_COPY && op->src->space == SPACE_FRAGMENT &&
-                                  op->dst->space == SPACE_FRAGMENT);
+            bool fragment_only =
+                (op->kind == TILE_CLEAR || op->kind == TILE_FILL) ||
+                (op->kind == TILE_STORE && op->src->space == SPACE_FRAGMENT) ||
+                (op->kind == TILE_COPY && op->src->space == SPACE_FRAGMENT && op->dst->space == SPACE_FRAGMENT);
             if (op->kind == TILE_CLEAR || op->kind == TILE_FILL)
                 fragment_only = op->dst->space == SPACE_FRAGMENT;
             if (!fragment_only) {
@@ -344,7 +338,7 @@ static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thre
     p->min_blocks = two ? 2 : 1;
     p->consumer_regs = two ? 0 : consumer_regs(groups);
     p->in_flight = p->pipe->stages * p->stage_bytes * p->min_blocks;
-    p->shallow = p->in_flight < MIN_IN_FLIGHT;
+    p->shallow = p->in_flight < SM90_MIN_IN_FLIGHT;
 }
 
 Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why)
