@@ -94,14 +94,28 @@ static void brief_schedule(void **state)
     assert_int_equal(p->epilogue, 6 * 8192);
     assert_int_equal(p->barriers, 6 * 8192 + 16384);
     assert_int_equal(p->smem_bytes, 6 * 8192 + 16384 + 3 * 16 + 1024);
-    /* 128 accumulator values a thread: one block per SM, which already has
-     * every register */
-    assert_int_equal(p->min_blocks, 1);
-    assert_int_equal(p->consumer_regs, 0);
-    /* 3 stages of 16 KB in flight: too few for wgmma, so the launcher
-     * prefers the sm_80 kernel unless TILEPP_PATH=sm90 */
-    assert_int_equal(p->in_flight, 3 * 16384);
-    assert_true(p->shallow);
+    /* two blocks per SM: launched with 128 registers a thread, the
+     * consumers take the producer's (128 - 40) x 128 more, 216 each, room
+     * for the 128 accumulator values */
+    assert_int_equal(p->min_blocks, 2);
+    assert_int_equal(p->consumer_regs, 216);
+    /* 2 x 3 stages of 16 KB in flight: enough for wgmma */
+    assert_int_equal(p->in_flight, 2 * 3 * 16384);
+    assert_false(p->shallow);
+}
+
+/* The brief's tiles with 2 stages: 64 KB in flight on two blocks is the
+ * least the launcher takes the variant with; with 1 stage, 32 KB, it
+ * prefers the sm_80 kernel unless TILEPP_PATH=sm90. */
+static void in_flight_threshold(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of(gemm(128, 128, 128, 32, 2, false, false, "half", NULL), ARCH_SM80 | ARCH_SM90A);
+    assert_int_equal(gp->sm90->in_flight, SM90_MIN_IN_FLIGHT);
+    assert_false(gp->sm90->shallow);
+    gp = plan_of(gemm(128, 128, 128, 32, 1, false, false, "half", NULL), ARCH_SM80 | ARCH_SM90A);
+    assert_int_equal(gp->sm90->in_flight, SM90_MIN_IN_FLIGHT / 2);
+    assert_true(gp->sm90->shallow);
 }
 
 /* 128 x 256 over 2 consumer warpgroups, 64 rows each; the producer gives
@@ -144,9 +158,10 @@ static void mn_major_swizzles(void **state)
      * out from registers */
     assert_int_equal(p->stores.len, 0);
     assert_int_equal(p->barriers, p->epilogue);
-    /* 8 accumulator values a thread and 26 KB: two blocks per SM */
+    /* 16 accumulator values a thread and 33 KB: two blocks per SM, each
+     * launched with 80 registers a thread; the consumers get 96 */
     assert_int_equal(p->min_blocks, 2);
-    assert_int_equal(p->consumer_regs, 0);
+    assert_int_equal(p->consumer_regs, 96);
     assert_int_equal(p->in_flight, 2 * 2 * 8192); /* two blocks of two stages */
     assert_true(p->shallow);
 }
@@ -188,8 +203,8 @@ static void reasons(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(brief_schedule), UNIT_TEST(two_consumer_groups), UNIT_TEST(mn_major_swizzles), UNIT_TEST(sm80_only),
-        UNIT_TEST(reasons),
+        UNIT_TEST(brief_schedule),    UNIT_TEST(in_flight_threshold), UNIT_TEST(two_consumer_groups),
+        UNIT_TEST(mn_major_swizzles), UNIT_TEST(sm80_only),           UNIT_TEST(reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

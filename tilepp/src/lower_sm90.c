@@ -316,27 +316,34 @@ static bool plan_fragments(Sm90Plan *p, const IrGrid *g, long long *accum_per_th
     return true;
 }
 
-/* setmaxnreg: the producer keeps 40 registers a thread and the consumers
- * share the rest of the 64K, in steps of 8, at most 240. One consumer
- * warpgroup already has the maximum when launched. */
-static int consumer_regs(int groups)
+/* Registers a block launches with per thread, when `blocks` share an SM:
+ * the 64K register file split evenly, in steps of 8, at most 255 (ptxas
+ * gives a kernel that uses setmaxnreg exactly this many). */
+static int launch_regs(int threads, int blocks)
 {
-    if (groups < 2)
-        return 0;
-    int regs = (65536 - 128 * 40) / (128 * groups) / 8 * 8;
+    int regs = 65536 / (threads * blocks) / 8 * 8;
+    return regs > 255 ? 255 : regs;
+}
+
+/* setmaxnreg: the producer warpgroup drops to 40 registers a thread and
+ * the consumers take the block's rest, in steps of 8, at most 240. */
+static int consumer_regs(int threads, int blocks, int groups)
+{
+    int regs = (launch_regs(threads, blocks) * threads - 128 * 40) / (128 * groups) / 8 * 8;
     return regs > 240 ? 240 : regs;
 }
 
-/* Small blocks share a multiprocessor: the persistent grid holds as many
- * as fit, and the registers are capped so that two do (their fragments
- * leave room). Then the consumers keep the registers they are launched with;
- * setmaxnreg moves registers within one block only. */
+/* Two blocks share a multiprocessor when their shared memory fits and the
+ * consumers, with the producer's registers, have room for the fragments
+ * (and 64 more): the persistent grid then holds twice the blocks and twice
+ * the copies in flight. One block otherwise; one consumer warpgroup then
+ * launches with every register it can use already, so no setmaxnreg. */
 static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thread)
 {
-    long long regs_two = 65536 / (2LL * p->threads);
-    bool two = accum_per_thread + 64 <= regs_two && 2 * p->smem_bytes <= SM90_SMEM_LIMIT;
+    int two_regs = consumer_regs(p->threads, 2, groups);
+    bool two = 2 * p->smem_bytes <= SM90_SMEM_LIMIT && accum_per_thread + 64 <= two_regs;
     p->min_blocks = two ? 2 : 1;
-    p->consumer_regs = two ? 0 : consumer_regs(groups);
+    p->consumer_regs = two ? two_regs : groups < 2 ? 0 : consumer_regs(p->threads, 1, groups);
     p->in_flight = p->pipe->stages * p->stage_bytes * p->min_blocks;
     p->shallow = p->in_flight < SM90_MIN_IN_FLIGHT;
 }
