@@ -6,7 +6,10 @@
  * iteration of the grid nest a thread block: the tiles of A and B move into
  * shared memory with cp.async, three stages deep, while the block's four
  * warps multiply the previous ones with mma.sync; the accumulator lives in
- * registers until the single store. */
+ * registers until the single store. On an H100/H200 the launcher runs the
+ * sm_90a variant of the same loop instead: a producer warpgroup copies the
+ * tiles with TMA, the four warps multiply with wgmma, and the store goes out
+ * through TMA. */
 #include <tilepp/tile.h>
 
 enum { BM = 128, BN = 128, BK = 32, STAGES = 3 };
