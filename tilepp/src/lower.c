@@ -110,14 +110,41 @@ static bool loops_mention(const IrLoop *loops, int depth, const char *name)
     return false;
 }
 
-static bool decl_needed(const IrStmt *decl, const Vec *needed)
+static bool reads_name(const IrStmt *decl, const char *name)
 {
-    for (int i = 0; i < needed->len; i++) {
-        const IrStmt *s = needed->items[i];
-        for (int u = 0; u < s->decl_uses.len; u++)
-            for (int n = 0; n < decl->decl_names.len; n++)
-                if (strcmp(s->decl_uses.items[u], decl->decl_names.items[n]) == 0)
-                    return true;
+    for (int u = 0; u < decl->decl_uses.len; u++)
+        if (strcmp(decl->decl_uses.items[u], name) == 0)
+            return true;
+    return false;
+}
+
+void needed_decls(const IrKernel *k, int end, bool (*reads)(const void *ctx, const char *name), const void *ctx,
+                  Vec *out)
+{
+    bool *needed = anew((size_t)(end + 1) * sizeof *needed);
+    for (int i = end - 1; i >= 0; i--) {
+        const IrStmt *s = k->stmts.items[i];
+        for (int n = 0; s->kind == STMT_DECL && n < s->decl_names.len && !needed[i]; n++) {
+            const char *name = s->decl_names.items[n];
+            needed[i] = reads(ctx, name);
+            for (int j = i + 1; j < end && !needed[i]; j++)
+                needed[i] = needed[j] && reads_name(k->stmts.items[j], name);
+        }
+    }
+    for (int i = 0; i < end; i++)
+        if (needed[i])
+            vec_push(out, k->stmts.items[i]);
+}
+
+static bool bounds_read(const void *ctx, const char *name)
+{
+    const IrKernel *k = ctx;
+    for (int j = 0; j < k->stmts.len; j++) {
+        const IrStmt *s = k->stmts.items[j];
+        if (s->kind == STMT_PARALLEL && loops_mention(s->par->loops, s->par->depth, name))
+            return true;
+        if (s->kind == STMT_GRID && loops_mention(s->grid->loops, s->grid->depth, name))
+            return true;
     }
     return false;
 }
@@ -127,24 +154,10 @@ static bool decl_needed(const IrStmt *decl, const Vec *needed)
 static bool plan_host_decls(KernelPlan *kp)
 {
     const IrKernel *k = kp->k;
-    Vec needed = {0};
+    needed_decls(k, k->stmts.len, bounds_read, k, &kp->host_decls);
     bool ok = true;
-    for (int i = k->stmts.len - 1; i >= 0; i--) {
-        const IrStmt *s = k->stmts.items[i];
-        if (s->kind != STMT_DECL)
-            continue;
-        bool used = decl_needed(s, &needed);
-        for (int j = i + 1; j < k->stmts.len && !used; j++) {
-            const IrStmt *later = k->stmts.items[j];
-            for (int n = 0; n < s->decl_names.len; n++) {
-                if (later->kind == STMT_PARALLEL)
-                    used |= loops_mention(later->par->loops, later->par->depth, s->decl_names.items[n]);
-                if (later->kind == STMT_GRID)
-                    used |= loops_mention(later->grid->loops, later->grid->depth, s->decl_names.items[n]);
-            }
-        }
-        if (!used)
-            continue;
+    for (int i = kp->host_decls.len - 1; i >= 0; i--) { /* last first, as they were found */
+        const IrStmt *s = kp->host_decls.items[i];
         if (s->reads_memory) {
             error_at(s->loc,
                      "a loop bound depends on this declaration, which reads device memory: the launcher sizes the "
@@ -152,10 +165,7 @@ static bool plan_host_decls(KernelPlan *kp)
                      "from them");
             ok = false;
         }
-        vec_push(&needed, (void *)s);
     }
-    for (int i = needed.len - 1; i >= 0; i--) /* back into source order */
-        vec_push(&kp->host_decls, needed.items[i]);
     return ok;
 }
 
@@ -169,33 +179,20 @@ static bool code_mentions(const IrCode *code, const char *name)
     return false;
 }
 
+static bool body_reads(const void *ctx, const char *name) { return code_mentions(ctx, name); }
+
 /* What the body of a nest reads from outside it: kernel-level declarations
  * (emitted into its __global__ function) and parameters (to declare views). */
 static void plan_body_inputs(ParallelPlan *pp, const IrKernel *k)
 {
-    Vec readers = {0}; /* code that runs in the kernel: the body and the declarations it needs */
-    vec_push(&readers, pp->par->body);
-    bool *needed = anew((size_t)(pp->stmt_index + 1) * sizeof *needed);
-    for (int i = pp->stmt_index - 1; i >= 0; i--) {
-        const IrStmt *s = k->stmts.items[i];
-        if (s->kind != STMT_DECL)
-            continue;
-        for (int r = 0; r < readers.len && !needed[i]; r++)
-            for (int n = 0; n < s->decl_names.len && !needed[i]; n++)
-                needed[i] = code_mentions(readers.items[r], s->decl_names.items[n]);
-        if (needed[i])
-            vec_push(&readers, s->code);
-    }
-    for (int i = 0; i < pp->stmt_index; i++)
-        if (needed[i])
-            vec_push(&pp->decls, k->stmts.items[i]);
+    needed_decls(k, pp->stmt_index, body_reads, pp->par->body, &pp->decls);
     for (int i = 0; i < k->params.len; i++) {
         const IrParam *p = k->params.items[i];
-        for (int r = 0; r < readers.len; r++)
-            if (code_mentions(readers.items[r], p->name)) {
-                vec_push(&pp->params_used, (void *)p);
-                break;
-            }
+        bool read = code_mentions(pp->par->body, p->name);
+        for (int d = 0; d < pp->decls.len && !read; d++)
+            read = code_mentions(((const IrStmt *)pp->decls.items[d])->code, p->name);
+        if (read)
+            vec_push(&pp->params_used, (void *)p);
     }
 }
 

@@ -125,6 +125,12 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
 const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf);
 const Sm90Store *sm90_store(const Sm90Plan *p, const IrTileOp *op);
 
+/* The declarations among the kernel's first `end` statements that some code
+ * reads (reads(ctx, name) says whether it reads `name`), directly or through
+ * the declarations it needs; appended to `out` in source order. */
+void needed_decls(const IrKernel *k, int end, bool (*reads)(const void *ctx, const char *name), const void *ctx,
+                  Vec *out);
+
 /* True if `text` contains `name` as a whole identifier. */
 bool text_mentions(const char *text, const char *name);
 

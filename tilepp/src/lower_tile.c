@@ -238,30 +238,16 @@ static bool block_mentions(const Vec *body, const char *name)
     return false;
 }
 
-static bool uses_name(const IrStmt *decl, const char *name)
+static bool block_reads(const void *ctx, const char *name)
 {
-    for (int u = 0; u < decl->decl_uses.len; u++)
-        if (strcmp(decl->decl_uses.items[u], name) == 0)
-            return true;
-    return false;
+    const GridPlan *gp = ctx;
+    return block_mentions(&gp->grid->body, name);
 }
 
 /* The kernel-level declarations the block reads, directly or through others. */
 static void plan_decls(GridPlan *gp, const IrKernel *k)
 {
-    bool *needed = anew((size_t)(gp->stmt_index + 1) * sizeof *needed);
-    for (int i = gp->stmt_index - 1; i >= 0; i--) {
-        const IrStmt *s = k->stmts.items[i];
-        for (int n = 0; s->kind == STMT_DECL && n < s->decl_names.len && !needed[i]; n++) {
-            const char *name = s->decl_names.items[n];
-            needed[i] = block_mentions(&gp->grid->body, name);
-            for (int j = i + 1; j < gp->stmt_index && !needed[i]; j++)
-                needed[i] = needed[j] && uses_name(k->stmts.items[j], name);
-        }
-    }
-    for (int i = 0; i < gp->stmt_index; i++)
-        if (needed[i])
-            vec_push(&gp->decls, k->stmts.items[i]);
+    needed_decls(k, gp->stmt_index, block_reads, gp, &gp->decls);
 }
 
 /* Two blocks per multiprocessor hide one block's barriers behind the other's
