@@ -242,7 +242,9 @@ sec_landmarks() {
 
 # Tensor-core landmarks of the GEMM sample: per arch and kernel, the mma.sync
 # (HMMA), ldmatrix (LDSM), cp.async (LDGSTS) and barrier (BAR.SYNC)
-# instructions in the SASS, then registers and spills (needs cuobjdump).
+# instructions of the sm_80 kernel, and the wgmma (HGMMA) and TMA load/store
+# (UTMALDG, UTMASTG) instructions of its sm_90a variant (`..._sm90`, empty
+# outside sm_90a), then registers and spills (needs cuobjdump).
 sec_gemm_landmarks() {
     local cuobjdump exe="$BIN/gemm_sample"
     if ! cuobjdump=$(find_cuobjdump); then
@@ -257,7 +259,8 @@ sec_gemm_landmarks() {
         echo "no sample driver at $exe: build it with 'cmake --build $BUILD --target gemm_sample'"
         return 1
     fi
-    echo "gemm: SASS landmarks per arch and kernel (mma.sync = HMMA, ldmatrix = LDSM, cp.async = LDGSTS)"
+    echo "gemm: SASS landmarks per arch and kernel (mma.sync = HMMA, ldmatrix = LDSM, cp.async = LDGSTS;"
+    echo "      sm_90a variant: wgmma = HGMMA, TMA = UTMALDG / UTMASTG)"
     "$cuobjdump" -sass "$exe" >"$TMP/sass"
     awk '
         /^[ \t]*arch = / { arch = $3 }
@@ -271,17 +274,25 @@ sec_gemm_landmarks() {
         fn != "" && /[^A-Z]LDSM\./ { ldsm[key]++ }
         fn != "" && /[^A-Z]LDGSTS\./ { ldgsts[key]++ }
         fn != "" && /[^A-Z]BAR\.SYNC/ { bar[key]++ }
+        fn != "" && /[^A-Z]HGMMA\./ { hgmma[key]++ }
+        fn != "" && /[^A-Z]UTMALDG/ { tmald[key]++ }
+        fn != "" && /[^A-Z]UTMASTG/ { tmast[key]++ }
         END {
-            printf "  %-8s %-40s %6s %6s %7s %9s\n", "arch", "kernel", "HMMA", "LDSM", "LDGSTS", "BAR.SYNC"
+            printf "  %-8s %-28s %6s %6s %7s %9s %6s %8s %8s\n", "arch", "kernel", "HMMA", "LDSM", "LDGSTS",
+                "BAR.SYNC", "HGMMA", "UTMALDG", "UTMASTG"
             for (i = 0; i < n; i++) {
                 k = order[i]; split(k, p, " ")
-                printf "  %-8s %-40s %6d %6d %7d %9d\n", p[1], p[2], hmma[k], ldsm[k], ldgsts[k], bar[k]
-                if (hmma[k] == 0 || ldsm[k] == 0 || ldgsts[k] == 0) missing++
+                variant = p[2] ~ /_sm90$/
+                if (variant && p[1] != "sm_90a") continue  # empty outside sm_90a
+                printf "  %-8s %-28s %6d %6d %7d %9d %6d %8d %8d\n", p[1], p[2], hmma[k], ldsm[k], ldgsts[k],
+                    bar[k], hgmma[k], tmald[k], tmast[k]
+                if (variant && (hgmma[k] == 0 || tmald[k] == 0)) missing++
+                if (!variant && (hmma[k] == 0 || ldsm[k] == 0 || ldgsts[k] == 0)) missing++
             }
             if (n == 0) { print "  (no device code found)"; exit 1 }
             exit missing > 0
         }' "$TMP/sass" || {
-        echo "  FAILED: a GEMM kernel lacks HMMA, LDSM or LDGSTS"
+        echo "  FAILED: a GEMM kernel lacks its landmarks (sm_80: HMMA, LDSM, LDGSTS; sm_90a variant: HGMMA, UTMALDG)"
         return 1
     }
     echo "  resources (registers, spills):"
@@ -298,24 +309,31 @@ Pragmas (each applies to the next statement or declaration):
   tile parallel [vector(V)]            for nest -> iterations over the whole grid;
                                        a perfect nest is collapsed; V consecutive
                                        iterations per thread (16-byte accesses)
+  tile grid [swizzle(P)]               1-3 loops -> one thread block per iteration;
+                                       P: L2 panel of the block order
+  tile shared | fragment               tiles in shared memory / spread over registers
+  tile local                           per-thread arrays in parallel loop bodies
+  tile pipelined stages(S)             loads of iteration k+S-1 overlap compute of k
+  tile gemm [policy(square|row|col)]   tensor-core product; also on the user's own
+                                       C[i][j] += A[i][k]*B[k][j] loop or function
   tile parallel reduce(op: var, ...)   coming
-  tile grid [swizzle(P)]               coming  (one thread block per iteration)
-  tile pipelined stages(S)             coming
-  tile shared | fragment | local       coming  (shared memory / register tiles)
-  tile gemm [policy(...)]              coming  (tensor-core matrix multiply)
   tile tune NAME(v1, v2, ...)          coming  (autotuning space)
 
 From <tilepp/tile.h> (real CPU implementations):
   half, bfloat16                       storage types; arithmetic is float
-  tile_cdiv(a, b), tile_min, tile_max  available
-  tile_load / tile_store / tile_copy / tile_clear / tile_fill      coming
-  tile_gemm[_nt|_tn|_tt], tile_reduce_max|min|sum|absmax|abssum   coming
-  tile_print                                                       coming
+  tile_cdiv(a, b), tile_min, tile_max
+  tile_load / tile_store (6 arguments: zero past the edge; 4: in bounds),
+  tile_copy, tile_clear, tile_fill, tile_gemm[_nt|_tn|_tt]
+  tile_reduce_max|min|sum|absmax|abssum, tile_print   CPU only for now
 Math in kernel bodies is plain C: expf, tanhf, erff, fmaxf, sqrtf, ternaries,
 locals, if/else, inner sequential loops, static helper functions, macros and
 enum constants.
 
-Usage: tilepp x.c -o x.tile.cu [--header x.tile.h]; in CMake:
+Code paths: sm_80 (mma.sync, ldmatrix, cp.async; runs on Hopper too) and, for
+GEMM-shaped grids, sm_90a (TMA + mbarrier pipeline, wgmma, warp-specialized,
+persistent), picked at launch; TILEPP_PATH=sm80|sm90 overrides.
+
+Usage: tilepp x.c -o x.tile.cu [--header x.tile.h] [--arch 80,90a]; in CMake:
   tile_add_kernels(<target> SOURCES x.c ARCH 80 90a), then #include "x.tile.h".
 EOF
 }
