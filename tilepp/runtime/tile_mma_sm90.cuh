@@ -24,16 +24,27 @@
  *   store_tma   the epilogue: the accumulator through shared memory and
  *               TMA stores.
  *
- * The kernel these are made for (tests/mma/mma90_test.cu spells it out):
+ * The kernel these are made for (tests/mma/mma90_test.cu spells it out; the
+ * blocks are persistent, each taking every gridDim.x-th tile, and both sides
+ * walk the same tiles, so the producer runs ahead into the next tile while
+ * the consumers store the last):
  *
  *   pipeline<S> P(barriers); P.init(consumer warps); __syncthreads();
  *   if (producer()) {
+ *       producer_setmaxnreg<R>();
  *       if (threadIdx.x == 0)
- *           for (k = 0; k < KT; k++) { s = P.produce(bytes); tma_load(A stage s ...); tma_load(B ...); }
+ *           for (each tile) for (k = 0; k < KT; k++) {
+ *               s = P.produce(bytes); tma_load(A stage s ...); tma_load(B stage s ...);
+ *           }
  *   } else {
- *       accum<...> C; C.clear();
- *       for (k = 0; k < KT; k++) { s = P.consume(); mma<...>(A stage s, B stage s, C); P.release(); }
- *       P.drain(); store<TO>(dst, ld, r0, c0, rows, cols, C);
+ *       consumer_setmaxnreg<R>();
+ *       for (each tile) {
+ *           accum<...> C; C.clear();
+ *           for (k = 0; k < KT; k++) { s = P.consume(); mma<...>(A stage s, B stage s, C); P.release(s); }
+ *           P.drain();
+ *           store_tma<TO>(staging, chunks, &map_C, r0, c0, C);   (or tile80::store from registers)
+ *       }
+ *       store_tma_finish();
  *   }
  *
  * TMA, mbarrier and the fences go through CCCL's cuda::ptx; wgmma and
