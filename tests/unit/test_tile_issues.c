@@ -319,11 +319,7 @@ static void pipelined_tile_used_after_loop(void **state)
  * follow-on errors too (listed). */
 static void no_cascades(void **state)
 {
-    /* Known problem, not fixed yet: a refused loop inside a block (for
-     * example a non-canonical pipelined loop) still draws a second error.
-     * Skipped visibly until it is fixed. */
-    fprintf(stderr, "SKIPPED: known translator problem (cascading errors after a refused loop in a block)\n");
-    skip();
+
     (void)state;
     static const struct {
         const char *block;
@@ -411,10 +407,7 @@ static void no_cascades(void **state)
 /* 10. Messages that named the wrong reason when this was written. */
 static void refusal_reasons(void **state)
 {
-    /* Known problem, not fixed yet: some refusals of '#pragma tile gemm' on a
-     * call name the call, not the reason's location. Skipped visibly. */
-    fprintf(stderr, "SKIPPED: known translator problem (location of some '#pragma tile gemm' refusals)\n");
-    skip();
+
     (void)state;
     /* tile_reduce_max: refused as plain code ('accepts tile declarations,
      * tile operations, ...'), as if it were not a tile operation */
