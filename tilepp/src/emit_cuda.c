@@ -44,10 +44,12 @@ char *launcher_param(const IrParam *p)
     return aprintf("%s *%s", p->buf->elem.spelling, p->name);
 }
 
+char *kernel_param_name(const IrParam *p) { return is_view(p) ? aprintf("tile_p_%s", p->name) : p->name; }
+
 char *kernel_param(const IrParam *p)
 {
     if (is_view(p))
-        return aprintf("%s *tile_p_%s", p->buf->elem.spelling, p->name);
+        return aprintf("%s *%s", p->buf->elem.spelling, kernel_param_name(p));
     return launcher_param(p);
 }
 

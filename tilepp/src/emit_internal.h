@@ -19,6 +19,8 @@ void line_to_source(Out *o, SrcLoc loc);
 void line_to_self(Out *o);
 const char *unqualified(const char *spelling);
 char *kernel_param(const IrParam *p);
+/* The name the parameter has in a __global__ function (views: tile_p_NAME). */
+char *kernel_param_name(const IrParam *p);
 char *launcher_param(const IrParam *p);
 void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *));
 void put_arg_names(Out *o, const IrKernel *k);
@@ -44,6 +46,9 @@ typedef struct MatrixRef {
 MatrixRef matrix_ref(const Block *bl, const IrTileOp *op);
 const char *elem(const IrBuffer *b);
 void put_tile_decl(Block *bl, const IrBuffer *t);
+/* A shared tile as a function of its stage: `type` at tile_smem + offset +
+ * stage x bytes. */
+void put_staged_tile(Out *o, const IrBuffer *t, const char *type, long long offset, long long bytes);
 void put_op(Block *bl, const IrTileOp *op, const char *indent);
 void put_block_index(Out *o, const IrGrid *g, const char *id, const char *indent);
 void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp);

@@ -18,9 +18,6 @@
  * and the pipeline is deep enough (TILEPP_PATH overrides). */
 #include "emit_internal.h"
 
-#include <ctype.h>
-#include <string.h>
-
 /* tile90::smem_tile<T, rows, cols, swizzle> of a planned tile. */
 static char *tile_type(const Sm90Tile *t)
 {
@@ -37,19 +34,7 @@ void put_tile_decl_sm90(Block *bl, const IrBuffer *t)
         return;
     }
     const Sm90Tile *st = sm90_tile(p, t);
-    putf(o,
-         "    const auto %s = [&](int tile_s) {\n"
-         "        return %s{reinterpret_cast<%s *>(tile_smem + %lld + tile_s * %lld)};\n"
-         "    };\n",
-         t->name, tile_type(st), elem(t), st->offset, st->bytes);
-}
-
-static int pipe_index(const IrGrid *g)
-{
-    for (int i = 0; i < g->body.len; i++)
-        if (((const IrStmt *)g->body.items[i])->kind == STMT_PIPELINED)
-            return i;
-    return -1;
+    put_staged_tile(o, t, tile_type(st), st->offset, st->bytes);
 }
 
 static void put_comment(Out *o, const GridPlan *gp)
@@ -150,13 +135,10 @@ static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
 
 /* A fragment store through the staging buffers and TMA, where the launcher
  * could make the matrix's tensor map; from registers otherwise. */
-static void put_store(Block *bl, const IrTileOp *op, const char *in)
+static void put_store(Block *bl, const IrTileOp *op, int index, const char *in)
 {
     Out *o = bl->o;
     const Sm90Plan *p = bl->sm90;
-    int index = 0;
-    while (((const Sm90Store *)p->stores.items[index])->op != op)
-        index++;
     line_to_source(o, op->loc);
     putf(o, "%sif (tile_out%d_ok)\n", in, index);
     putf(o,
@@ -189,12 +171,14 @@ static void put_consumer(Block *bl, const IrGrid *g, int at_pipe)
             if (s->tile->space == SPACE_FRAGMENT)
                 put_tile_decl(bl, s->tile);
             break;
-        case STMT_TILE_OP:
-            if (sm90_store(p, s->op))
-                put_store(bl, s->op, in);
+        case STMT_TILE_OP: {
+            int store = sm90_store_index(p, s->op);
+            if (store >= 0)
+                put_store(bl, s->op, store, in);
             else
                 put_op(bl, s->op, in);
             break;
+        }
         case STMT_PIPELINED:
             put_consumer_loop(bl, s->pipe);
             break;
@@ -216,13 +200,8 @@ static void put_consumer(Block *bl, const IrGrid *g, int at_pipe)
 static void put_unused(Out *o, const IrKernel *k, const GridPlan *gp)
 {
     put(o, "#else\n");
-    for (int i = 0; i < k->params.len; i++) {
-        const IrParam *p = k->params.items[i];
-        const char *decl = kernel_param(p), *name = decl + strlen(decl);
-        while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
-            name--; /* the declarator's identifier ends the declaration */
-        putf(o, "    (void)%s;\n", name);
-    }
+    for (int i = 0; i < k->params.len; i++)
+        putf(o, "    (void)%s;\n", kernel_param_name(k->params.items[i]));
     for (int d = 0; d < gp->grid->depth; d++)
         putf(o, "    (void)tile_l%d;\n", d);
     for (int i = 0; i < gp->sm90->tiles.len; i++)
@@ -237,7 +216,7 @@ void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     const IrGrid *g = gp->grid;
     const Sm90Plan *p = gp->sm90;
     Block bl = {o, k, gp, "tile_stage", p};
-    int at_pipe = pipe_index(g);
+    int at_pipe = p->pipe_at;
     put_comment(o, gp);
     putf(o, "__global__ void __launch_bounds__(%d, %d) %s_sm90(", p->threads, p->min_blocks, gp->kernel_name);
     put_params(o, k, gp);

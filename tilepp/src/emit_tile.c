@@ -59,14 +59,20 @@ void put_tile_decl(Block *bl, const IrBuffer *t)
              t->name);
         return;
     }
-    /* Stage s of the tile, computed rather than kept in an array: an array
-     * indexed by the run-time stage would live in local memory. */
     const SharedPlan *sp = grid_shared(gp, t);
+    put_staged_tile(o, t, aprintf("tile80::smem_tile<%s, %lld, %lld>", elem(t), t->dims[0], t->dims[1]), sp->offset,
+                    sp->bytes);
+}
+
+/* Stage s of the tile, computed rather than kept in an array: an array
+ * indexed by the run-time stage would live in local memory. */
+void put_staged_tile(Out *o, const IrBuffer *t, const char *type, long long offset, long long bytes)
+{
     putf(o,
          "    const auto %s = [&](int tile_s) {\n"
-         "        return tile80::smem_tile<%s, %lld, %lld>{reinterpret_cast<%s *>(tile_smem + %lld + tile_s * %lld)};\n"
+         "        return %s{reinterpret_cast<%s *>(tile_smem + %lld + tile_s * %lld)};\n"
          "    };\n",
-         t->name, elem(t), t->dims[0], t->dims[1], elem(t), sp->offset, sp->bytes);
+         t->name, type, elem(t), offset, bytes);
 }
 
 /* A shared tile in the current stage. */

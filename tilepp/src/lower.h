@@ -66,8 +66,12 @@ typedef struct Sm90Store {
  * faster. */
 enum { SM90_MIN_IN_FLIGHT = 64 * 1024 };
 
+/* Dynamic shared memory a block may have, per architecture. */
+enum { SMEM_LIMIT_SM80 = 163 * 1024, SMEM_LIMIT_SM90A = 227 * 1024 };
+
 typedef struct Sm90Plan {
     const IrPipelined *pipe;
+    int pipe_at; /* its position in the grid body */
     const IrTileOp *gemm;
     int groups_m, groups_n; /* consumer warpgroups over the accumulator */
     int threads;            /* the consumers and the producer warpgroup */
@@ -123,7 +127,8 @@ const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf);
  * Hopper as well. */
 Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why);
 const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf);
-const Sm90Store *sm90_store(const Sm90Plan *p, const IrTileOp *op);
+/* The position of the op's TMA store among p->stores, or -1. */
+int sm90_store_index(const Sm90Plan *p, const IrTileOp *op);
 
 /* The declarations among the kernel's first `end` statements that some code
  * reads (reads(ctx, name) says whether it reads `name`), directly or through

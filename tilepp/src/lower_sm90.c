@@ -15,7 +15,6 @@
 #include <string.h>
 
 enum {
-    SM90_SMEM_LIMIT = 227 * 1024,
     EPILOGUE_BYTES_PER_GROUP = 2 * 8192, /* two 64-row x 128-byte staging buffers */
     SMEM_ALIGN = 1024,                   /* the 128-byte swizzle repeats every 1024 bytes */
     MAX_ACCUM_SM90 = 192,                /* accumulator registers a consumer thread may hold */
@@ -32,14 +31,12 @@ const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf)
     return NULL;
 }
 
-const Sm90Store *sm90_store(const Sm90Plan *p, const IrTileOp *op)
+int sm90_store_index(const Sm90Plan *p, const IrTileOp *op)
 {
-    for (int i = 0; i < p->stores.len; i++) {
-        const Sm90Store *st = p->stores.items[i];
-        if (st->op == op)
-            return st;
-    }
-    return NULL;
+    for (int i = 0; i < p->stores.len; i++)
+        if (((const Sm90Store *)p->stores.items[i])->op == op)
+            return i;
+    return -1;
 }
 
 /* Bytes per panel row for a panel `elems` elements wide: the widest
@@ -88,39 +85,49 @@ static bool host_extents(const IrKernel *k, const IrGrid *g, const IrPipelined *
     return true;
 }
 
-/* The grid's statements around the pipelined loop: scalar declarations and
- * fragment work only. Returns the loop, or NULL with the reason. */
-static const IrPipelined *mainloop_of(const IrGrid *g, const char **why)
+/* Whether a tile operation of the grid body touches fragments only. */
+static bool fragment_only(const IrTileOp *op)
 {
-    const IrPipelined *pipe = NULL;
+    switch (op->kind) {
+    case TILE_CLEAR:
+    case TILE_FILL:
+        return op->dst->space == SPACE_FRAGMENT;
+    case TILE_STORE:
+        return op->src->space == SPACE_FRAGMENT;
+    case TILE_COPY:
+        return op->src->space == SPACE_FRAGMENT && op->dst->space == SPACE_FRAGMENT;
+    default:
+        return false;
+    }
+}
+
+/* The grid's statements around the pipelined loop: scalar declarations and
+ * fragment work only. Finds the loop (p->pipe, p->pipe_at); false with the
+ * reason otherwise. */
+static bool plan_mainloop(Sm90Plan *p, const IrGrid *g, const char **why)
+{
     for (int i = 0; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
         if (s->kind == STMT_PIPELINED) {
-            if (pipe) {
+            if (p->pipe) {
                 *why = "the grid has more than one pipelined loop";
-                return NULL;
+                return false;
             }
-            pipe = s->pipe;
+            p->pipe = s->pipe;
+            p->pipe_at = i;
         } else if (s->kind == STMT_TILE_OP) {
-            const IrTileOp *op = s->op;
-            bool fragment_only =
-                (op->kind == TILE_CLEAR || op->kind == TILE_FILL) ||
-                (op->kind == TILE_STORE && op->src->space == SPACE_FRAGMENT) ||
-                (op->kind == TILE_COPY && op->src->space == SPACE_FRAGMENT && op->dst->space == SPACE_FRAGMENT);
-            if (op->kind == TILE_CLEAR || op->kind == TILE_FILL)
-                fragment_only = op->dst->space == SPACE_FRAGMENT;
-            if (!fragment_only) {
+            if (!fragment_only(s->op)) {
                 *why = "shared memory is used outside the pipelined loop";
-                return NULL;
+                return false;
             }
         } else if (s->kind != STMT_DECL && s->kind != STMT_TILE_DECL) {
             *why = "the grid holds statements other than tile work and declarations";
-            return NULL;
+            return false;
         }
     }
-    if (!pipe)
+    if (!p->pipe)
         *why = "the grid has no pipelined loop";
-    return pipe;
+    return p->pipe != NULL;
 }
 
 /* The pipelined loop's body: loads of shared tiles, then one product of two
@@ -244,11 +251,8 @@ static bool plan_tiles(Sm90Plan *p, const IrKernel *k, const IrGrid *g, const ch
  * of whole 128-byte chunks. */
 static void plan_stores(Sm90Plan *p, const IrKernel *k, const IrGrid *g)
 {
-    int at_pipe = 0;
-    while (((const IrStmt *)g->body.items[at_pipe])->kind != STMT_PIPELINED)
-        at_pipe++;
     long long wtn = p->gemm->c->dims[1] / p->groups_n;
-    for (int i = at_pipe + 1; i < g->body.len; i++) {
+    for (int i = p->pipe_at + 1; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
         if (s->kind != STMT_TILE_OP || s->op->kind != TILE_STORE)
             continue;
@@ -273,20 +277,20 @@ static bool plan_smem(Sm90Plan *p, int groups, const char **why)
     int stages = p->pipe->stages;
     for (int i = 0; i < p->tiles.len; i++) {
         Sm90Tile *t = p->tiles.items[i];
+        p->stage_bytes += t->bytes; /* what its copies bring; the layout rounds it up */
         t->bytes = (t->bytes + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
         t->offset = at;
         at += stages * t->bytes;
-        p->stage_bytes += t->buf->dims[0] * t->buf->dims[1] * t->buf->elem.size;
     }
     long long fixed = 16LL * stages + SMEM_ALIGN;
     p->epilogue = at;
-    if (p->stores.len && at + groups * EPILOGUE_BYTES_PER_GROUP + fixed <= SM90_SMEM_LIMIT)
+    if (p->stores.len && at + groups * EPILOGUE_BYTES_PER_GROUP + fixed <= SMEM_LIMIT_SM90A)
         at += groups * EPILOGUE_BYTES_PER_GROUP;
     else
         p->stores.len = 0;
     p->barriers = at;
     p->smem_bytes = at + fixed;
-    if (p->smem_bytes > SM90_SMEM_LIMIT) {
+    if (p->smem_bytes > SMEM_LIMIT_SM90A) {
         *why = "its stages and barriers need more than the 227 KB of shared memory a block may have";
         return false;
     }
@@ -341,7 +345,7 @@ static int consumer_regs(int threads, int blocks, int groups)
 static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thread)
 {
     int two_regs = consumer_regs(p->threads, 2, groups);
-    bool two = 2 * p->smem_bytes <= SM90_SMEM_LIMIT && accum_per_thread + 64 <= two_regs;
+    bool two = 2 * p->smem_bytes <= SMEM_LIMIT_SM90A && accum_per_thread + 64 <= two_regs;
     p->min_blocks = two ? 2 : 1;
     p->consumer_regs = two ? two_regs : groups < 2 ? 0 : consumer_regs(p->threads, 1, groups);
     p->in_flight = p->pipe->stages * p->stage_bytes * p->min_blocks;
@@ -352,8 +356,7 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
 {
     const IrGrid *g = gp->grid;
     Sm90Plan *p = anew(sizeof *p);
-    p->pipe = mainloop_of(g, why);
-    if (!p->pipe || !(p->gemm = mainloop_gemm(p->pipe, why)))
+    if (!plan_mainloop(p, g, why) || !(p->gemm = mainloop_gemm(p->pipe, why)))
         return NULL;
     const IrBuffer *c = p->gemm->c;
     if (k->threads % 128) {

@@ -17,10 +17,10 @@ static long long smem_limit(unsigned archs, const char **arch_name)
 {
     if (archs & ARCH_SM80) {
         *arch_name = "sm_80";
-        return 163 * 1024;
+        return SMEM_LIMIT_SM80;
     }
     *arch_name = "sm_90a";
-    return 227 * 1024;
+    return SMEM_LIMIT_SM90A;
 }
 
 const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf)
