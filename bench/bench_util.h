@@ -52,8 +52,8 @@ static inline int bench_cmp_double(const void *a, const void *b)
 }
 
 /* Times `count` calls starting at set *next; returns milliseconds. */
-static inline float bench_batch(bench_fn fn, void *ctx, int nsets, int count, int *next,
-                                cudaEvent_t start, cudaEvent_t stop)
+static inline float bench_batch(bench_fn fn, void *ctx, int nsets, int count, int *next, cudaEvent_t start,
+                                cudaEvent_t stop)
 {
     SU_CHECK(cudaEventRecord(start, 0));
     for (int i = 0; i < count; i++) {
@@ -68,19 +68,25 @@ static inline float bench_batch(bench_fn fn, void *ctx, int nsets, int count, in
     return ms;
 }
 
+/* Warms up, and estimates one call's time to size the batches: calls per
+ * batch, whole cycles over the sets so that every set runs equally often. */
+static inline int bench_warm_up(bench_fn fn, void *ctx, int nsets, int *next, cudaEvent_t start, cudaEvent_t stop)
+{
+    bench_batch(fn, ctx, nsets, BENCH_WARMUP, next, start, stop);
+    double per_call = bench_batch(fn, ctx, nsets, nsets, next, start, stop) / nsets;
+    int batch = nsets;
+    while (batch * per_call < BENCH_MIN_BATCH_MS && batch < (1 << 20))
+        batch += nsets;
+    return batch;
+}
+
 static inline bench_result bench_time(bench_fn fn, void *ctx, int nsets)
 {
     cudaEvent_t start, stop;
     SU_CHECK(cudaEventCreate(&start));
     SU_CHECK(cudaEventCreate(&stop));
     int next = 0;
-
-    /* Warm up, and estimate one call's time to size the batches. */
-    bench_batch(fn, ctx, nsets, BENCH_WARMUP, &next, start, stop);
-    double per_call = bench_batch(fn, ctx, nsets, nsets, &next, start, stop) / nsets;
-    int batch = nsets;
-    while (batch * per_call < BENCH_MIN_BATCH_MS && batch < (1 << 20))
-        batch += nsets; /* whole cycles: every set equally often */
+    int batch = bench_warm_up(fn, ctx, nsets, &next, start, stop);
 
     bench_result r = {.batch = batch, .reps = BENCH_REPS};
     double samples[BENCH_REPS];
@@ -108,13 +114,8 @@ static inline void bench_pair(bench_fn fa, void *ca, bench_fn fb, void *cb, int 
     bench_fn fn[2] = {fa, fb};
     void *ctx[2] = {ca, cb};
     int *next[2] = {&next_a, &next_b};
-    for (int k = 0; k < 2; k++) {
-        bench_batch(fn[k], ctx[k], nsets, BENCH_WARMUP, next[k], start, stop);
-        double per_call = bench_batch(fn[k], ctx[k], nsets, nsets, next[k], start, stop) / nsets;
-        batch[k] = nsets;
-        while (batch[k] * per_call < BENCH_MIN_BATCH_MS && batch[k] < (1 << 20))
-            batch[k] += nsets;
-    }
+    for (int k = 0; k < 2; k++)
+        batch[k] = bench_warm_up(fn[k], ctx[k], nsets, next[k], start, stop);
     double samples[2][BENCH_REPS];
     for (int i = 0; i < BENCH_REPS; i++)
         for (int k = 0; k < 2; k++)
@@ -122,18 +123,15 @@ static inline void bench_pair(bench_fn fa, void *ca, bench_fn fb, void *cb, int 
     bench_result *out[2] = {ra, rb};
     for (int k = 0; k < 2; k++) {
         qsort(samples[k], BENCH_REPS, sizeof samples[k][0], bench_cmp_double);
-        *out[k] = (bench_result){.median_ms = samples[k][BENCH_REPS / 2], .min_ms = samples[k][0],
-                                 .batch = batch[k], .reps = BENCH_REPS};
+        *out[k] = (bench_result){
+            .median_ms = samples[k][BENCH_REPS / 2], .min_ms = samples[k][0], .batch = batch[k], .reps = BENCH_REPS};
     }
     SU_CHECK(cudaEventDestroy(start));
     SU_CHECK(cudaEventDestroy(stop));
 }
 
 /* GB/s (10^9 bytes per second) for `bytes` moved per call. */
-static inline double bench_gbps(double bytes, const bench_result *r)
-{
-    return bytes / (r->median_ms * 1e-3) / 1e9;
-}
+static inline double bench_gbps(double bytes, const bench_result *r) { return bytes / (r->median_ms * 1e-3) / 1e9; }
 
 /* "<device>, sm_XY, <N> SMs, L2 <M> MB, CUDA runtime X.Y, driver X.Y" and
  * the date (UTC). */
@@ -148,10 +146,9 @@ static inline void bench_print_header(FILE *out, const char *title)
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     fprintf(out, "## %s\n\n", title);
-    fprintf(out, "Device: %s (sm_%d%d, %d SMs, L2 %d MB), CUDA runtime %d.%d, driver %d.%d\n",
-            prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-            prop.l2CacheSize >> 20, runtime / 1000, runtime % 1000 / 10, driver / 1000,
-            driver % 1000 / 10);
+    fprintf(out, "Device: %s (sm_%d%d, %d SMs, L2 %d MB), CUDA runtime %d.%d, driver %d.%d\n", prop.name, prop.major,
+            prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, runtime / 1000, runtime % 1000 / 10,
+            driver / 1000, driver % 1000 / 10);
     fprintf(out, "Date: %s\n\n", date);
 }
 

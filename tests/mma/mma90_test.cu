@@ -20,7 +20,8 @@
 #include <string>
 #include <vector>
 
-template <typename T_, typename TO_, bool AK, bool BKM, int BM_, int BN_, int BK_, int S_, int WGM, int WGN> struct cfg {
+template <typename T_, typename TO_, bool AK, bool BKM, int BM_, int BN_, int BK_, int S_, int WGM, int WGN>
+struct cfg {
     typedef T_ T;
     typedef TO_ TO;
     static constexpr bool A_KMAJOR = AK, B_KMAJOR = BKM;
@@ -161,7 +162,8 @@ template <class C> static void check(cublasHandle_t h, int M, int N, int K, bool
 {
     typedef typename C::T T;
     typedef typename C::TO TO;
-    const std::vector<T> ha = random_matrix<T>((size_t)M * K, M * 7 + K), hb = random_matrix<T>((size_t)K * N, N * 3 + K);
+    const std::vector<T> ha = random_matrix<T>((size_t)M * K, M * 7 + K),
+                         hb = random_matrix<T>((size_t)K * N, N * 3 + K);
     T *a = to_device(ha), *b = to_device(hb);
     TO *c;
     float *ref;
@@ -204,7 +206,7 @@ template <class C> static void check_shapes(cublasHandle_t h)
 {
     /* ragged edges, K below BK and below STAGES * BK, one k-tile, a single
      * tile smaller than the block's, and enough tiles to wrap every stage */
-    static const int shapes[][3] = {{1000, 712, 328}, {136, 264, 1000}, {40, 24, 8},   {200, 136, 64},
+    static const int shapes[][3] = {{1000, 712, 328}, {136, 264, 1000},  {40, 24, 8},  {200, 136, 64},
                                     {128, 256, 48},   {520, 1032, 2056}, {64, 64, 16}, {8, 8, 4096}};
     for (const auto &s : shapes)
         for (int tma = 0; tma < 2; tma++)
@@ -283,8 +285,8 @@ template <typename T, int BM, int K1, int N1, int D, int WGM> static void check_
         failures++;
         return;
     }
-    CUDA_CHECK(cudaFuncSetAttribute(rs_kernel<T, BM, K1, N1, D, WGM>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    C::SMEM));
+    CUDA_CHECK(
+        cudaFuncSetAttribute(rs_kernel<T, BM, K1, N1, D, WGM>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM));
     rs_kernel<T, BM, K1, N1, D, WGM><<<(M + BM - 1) / BM, C::THREADS, C::SMEM>>>(mq, mk, mv, o, M);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -346,17 +348,6 @@ static int run_tests()
 
 /* ---- bench ---- */
 
-template <typename T> __global__ void fill_kernel(T *p, size_t n, uint64_t seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
-        x ^= x >> 31;
-        x *= 0xBF58476D1CE4E5B9ull;
-        x ^= x >> 29;
-        p[i] = T((float)((x >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f);
-    }
-}
-
 struct bench_set {
     int M, N, K, sets;
     std::vector<H *> a, b, c;
@@ -369,14 +360,15 @@ static bench_set make_set(int M, int N, int K)
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
     const size_t bytes = ((size_t)M * K + (size_t)K * N + (size_t)M * N) * sizeof(H);
-    bench_set s{M, N, K, (int)std::min<size_t>(16, std::max<size_t>(2, 4 * (size_t)prop.l2CacheSize / bytes + 1)), {}, {}, {}};
+    bench_set s{M,  N,  K, (int)std::min<size_t>(16, std::max<size_t>(2, 4 * (size_t)prop.l2CacheSize / bytes + 1)),
+                {}, {}, {}};
     for (int i = 0; i < s.sets; i++) {
         H *p;
         CUDA_CHECK(cudaMalloc(&p, (size_t)M * K * sizeof(H)));
-        fill_kernel<<<1024, 256>>>(p, (size_t)M * K, 2 * i + 1);
+        fill(p, (size_t)M * K, 2 * i + 1);
         s.a.push_back(p);
         CUDA_CHECK(cudaMalloc(&p, (size_t)K * N * sizeof(H)));
-        fill_kernel<<<1024, 256>>>(p, (size_t)K * N, 2 * i + 2);
+        fill(p, (size_t)K * N, 2 * i + 2);
         s.b.push_back(p);
         CUDA_CHECK(cudaMalloc(&p, (size_t)M * N * sizeof(H)));
         s.c.push_back(p);
@@ -433,7 +425,7 @@ template <class C> static void bench_one(bench_set &s, double cublas_ms)
 static int run_bench(int argc, char **argv)
 {
     std::vector<std::vector<int>> shapes = {{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
-                                            {4096, 4096, 1024}, {8192, 8192, 512},   {16384, 4096, 4096}};
+                                            {4096, 4096, 1024}, {8192, 8192, 512},  {16384, 4096, 4096}};
     if (argc > 2) {
         shapes.clear();
         for (int i = 2; i < argc; i++)

@@ -20,24 +20,6 @@
 #include <math.h>
 #include <vector>
 
-/* random values in [-1, 1): a hash of the index, no host round trip */
-template <typename T> __global__ void fill_kernel(T *p, size_t n, uint64_t seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
-        x ^= x >> 31;
-        x *= 0xBF58476D1CE4E5B9ull;
-        x ^= x >> 29;
-        p[i] = T((float)((x >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f);
-    }
-}
-
-template <typename T> static void fill(T *p, size_t n, uint64_t seed)
-{
-    fill_kernel<<<1024, 256>>>(p, n, seed);
-    CUDA_CHECK(cudaGetLastError());
-}
-
 /* A, B and C of one size, `sets` times over. */
 template <typename T> struct problem {
     int n = 0, sets = 0;

@@ -1,6 +1,7 @@
 /* mma_common.h — host helpers shared by mma_test.cu and mma_bench.cu:
  * error checks, element types, the cuBLAS call that computes the same
- * row-major product as gemm_ref, and the "no GPU" skip. */
+ * row-major product as gemm_ref, the "no GPU" skip, and device-side random
+ * fills for the benchmarks. */
 #ifndef TILEPP_TESTS_MMA_COMMON_H
 #define TILEPP_TESTS_MMA_COMMON_H
 
@@ -93,5 +94,24 @@ struct rng {
     }
     float uniform() { return (float)((next() >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f; } /* [-1, 1) */
 };
+
+/* Device data for the benchmarks: random values in [-1, 1), a hash of the
+ * index, no host round trip. */
+template <typename T> __global__ void fill_kernel(T *p, size_t n, uint64_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ seed;
+        x ^= x >> 31;
+        x *= 0xBF58476D1CE4E5B9ull;
+        x ^= x >> 29;
+        p[i] = T((float)((x >> 40) * (1.0 / 16777216.0)) * 2.0f - 1.0f);
+    }
+}
+
+template <typename T> static void fill(T *p, size_t n, uint64_t seed)
+{
+    fill_kernel<<<1024, 256>>>(p, n, seed);
+    CUDA_CHECK(cudaGetLastError());
+}
 
 #endif /* TILEPP_TESTS_MMA_COMMON_H */
