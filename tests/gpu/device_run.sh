@@ -30,21 +30,26 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test mma_test mma90_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test mma_test mma90_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
 # on the sm_80 kernels, which Hopper runs too.
 have gemm_test && step "gemm_test (TILEPP_PATH=sm80)" gemm_test_sm80.log env TILEPP_PATH=sm80 "$bin/gemm_test"
 have gemm_test && step "gemm_test (TILEPP_PATH=sm90)" gemm_test_sm90.log env TILEPP_PATH=sm90 "$bin/gemm_test"
+have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm80)" tile_ops_test_sm80.log env TILEPP_PATH=sm80 "$bin/tile_ops_test"
+have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90.log env TILEPP_PATH=sm90 "$bin/tile_ops_test"
 for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
 if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
-    for t in gpu_samples_test gemm_test; do
+    for t in gpu_samples_test gemm_test tile_ops_test; do
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t"
     done
+    # the element-wise operations put their own barriers around shared tiles
+    have tile_ops_test && step "racecheck-tile_ops_test" racecheck-tile_ops_test.log \
+        compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 1 "$bin/tile_ops_test"
 fi
 if command -v cuobjdump >/dev/null; then
     step sass sass.txt bash -c "for b in vector_add_sample bias_gelu_sample gemm_sample; do
@@ -63,6 +68,7 @@ echo "== summary"
 for i in "${!names[@]}"; do
     printf '%-28s %s\n' "${names[$i]}" "${results[$i]}"
 done
-for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 mma_test mma90_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
+    tile_ops_test_sm90 mma_test mma90_test; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done

@@ -1068,15 +1068,15 @@ static void tile_op_refusals(void **state)
         const char *message;
     } cases[] = {
         {"                tile_load(As, A, by * 64, k * 32, M);",
-         "unit_input.c:16:17: error: 'tile_load' takes 4 or 6 arguments (tile and matrix, r0, c0 [, rows, cols])"},
+         "unit_input.c:16:17: error: 'tile_load' of a 2-D tile takes 4 or 6 arguments, not 5"},
+        {"                tile_load(As, A, by * 64);",
+         "unit_input.c:16:17: error: 'tile_load' of a 2-D tile takes 4 or 6 arguments, not 3"},
+        {"                tile_load(As, A, by * 64, k * 32, M, K, 0);",
+         "unit_input.c:16:17: error: 'tile_load' takes 4 or 6 arguments (tile and matrix, r0, c0 [, rows, cols]), "
+         "or 3 or 4 with a 1-D tile (tile and vector, i0 [, n])"},
         {"                tile_load(Cf, A, by * 64, k * 32, M, K);",
-         "unit_input.c:16:17: error: this version of tilepp loads tiles from global memory into '#pragma tile "
-         "shared' arrays of the matrix's element type"},
-        {"                tile_load(As, C, by * 64, k * 32, M, K);",
-         "unit_input.c:16:17: error: this version of tilepp loads tiles from global memory into '#pragma tile "
-         "shared' arrays of the matrix's element type"},
-        {"                tile_store(C, As, by * 64, k * 32, M, N);",
-         "unit_input.c:16:17: error: this version of tilepp stores '#pragma tile fragment' tiles to global memory"},
+         "unit_input.c:16:17: error: in a pipelined loop tile_load fills shared tiles, which have a buffer per "
+         "stage; load fragment 'Cf' before or after the loop, or through a shared tile"},
         {"                tile_load(As, A[0], by * 64, k * 32, M, K);",
          "unit_input.c:16:31: error: argument 2 of 'tile_load' must be a matrix parameter (a 2-D array such as "
          "'const half A[M][K]', or a 2-D slice of one such as 'Q[b][h]')"},
@@ -1091,13 +1091,8 @@ static void tile_op_refusals(void **state)
         {"                tile_gemm_tn(As, Bs, Cf);",
          "unit_input.c:16:17: error: 'tile_gemm_tn': the shapes do not match: A (transposed) is 32x64, B is 32x64, "
          "C is 64x64"},
-        {"                tile_clear(As);",
-         "unit_input.c:16:17: error: 'tile_clear' of shared tiles is not implemented yet in this version of tilepp"},
         {"                tile_copy(As, Bs);",
-         "unit_input.c:16:17: error: tile_copy: 'As' and 'Bs' must be 2-D tiles of the same shape"},
-        {"                tile_copy(As, As);",
-         "unit_input.c:16:17: error: tile_copy from shared to shared memory is not implemented yet in this version "
-         "of tilepp"},
+         "unit_input.c:16:17: error: tile_copy: 'As' and 'Bs' must be tiles of the same shape"},
         {"#pragma tile gemm\n                tile_clear(Cf);",
          "unit_input.c:16:1: error: '#pragma tile gemm' applies to a matrix multiply, not to 'tile_clear'"},
         {"                tile_load(As, A, by * 64, k * 32, M, K);\n"
@@ -1171,12 +1166,168 @@ static void tile_decl_refusals(void **state)
          "unit_input.c:14:18: error: tile 'Z' cannot have an initializer: use tile_clear or tile_fill"},
         {"#pragma tile fragment\n            float z;",
          "unit_input.c:14:19: error: tile 'z' needs an array of constant extents with arithmetic elements"},
+        {"#pragma tile fragment\n            float z[2][16][16];",
+         "unit_input.c:14:19: error: tile 'z' has more than 2 dimensions: tiles are 1-D or 2-D"},
+        {"#pragma tile shared\n            float z[16][64];",
+         "unit_input.c:14:19: error: tile 'z' is a 2-D shared tile, which this version of tilepp keeps for half and "
+         "bfloat16 (1-D shared tiles may also hold float)"},
+        {"#pragma tile shared\n            int z[64];",
+         "unit_input.c:14:17: error: tile 'z' is in shared memory, which this version of tilepp uses for float, half "
+         "and bfloat16 tiles"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *src = gemm_with_body(loads);
         const char *at = strstr(src, "            tile_clear(Cf);");
         src = aprintf("%.*s%s\n%s", (int)(at - src), src, cases[i].decl, at);
         assert_null(unit_lower(src));
+        if (diag_error_count() != 1 || strcmp(unit_diag_first_line(), cases[i].message) != 0)
+            fail_msg("case %zu: expected one error\n%s\ngot:\n%s", i, cases[i].message, unit_diag());
+        unit_teardown(NULL);
+        unit_setup(NULL);
+    }
+}
+
+/* ---- the element-wise tile operations: 1-D tiles, converting loads,
+ * shared tiles filled, copied and stored ---- */
+
+/* src with the first `old` replaced by `new`; the test fails if absent. */
+static const char *str_replace_once(const char *src, const char *old, const char *new)
+{
+    const char *at = strstr(src, old);
+    assert_non_null(at);
+    return aprintf("%.*s%s%s", (int)(at - src), src, new, at + strlen(old));
+}
+
+/* A block of 128 threads around the brief's mainloop, with `decls` and
+ * `before` ahead of the loop (line 18 onwards) and `after` behind it. */
+static const char *elementwise_src(const char *decls, const char *before, const char *after)
+{
+    return aprintf("#include <tilepp/tile.h>\n"                                                           /* 1 */
+                   "#pragma tile kernel threads(128)\n"                                                   /* 2 */
+                   "void g(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N],\n" /* 3 */
+                   "       const float *bias, const float X[M][N], const float F[M][K], half *y)\n"       /* 4 */
+                   "{\n"                                                                                  /* 5 */
+                   "#pragma tile grid\n"                                                                  /* 6 */
+                   "    for (int by = 0; by < tile_cdiv(M, 64); by++)\n"                                  /* 7 */
+                   "        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {\n"                            /* 8 */
+                   "#pragma tile shared\n"                                                                /* 9 */
+                   "            half As[64][32], Bs[32][64];\n"                                           /* 10 */
+                   "#pragma tile fragment\n"                                                              /* 11 */
+                   "            float Cf[64][64];\n"                                                      /* 12 */
+                   "%s\n"                                                                                 /* 13.. */
+                   "            tile_clear(Cf);\n"
+                   "%s\n"
+                   "#pragma tile pipelined stages(2)\n"
+                   "            for (int k = 0; k < tile_cdiv(K, 32); k++) {\n"
+                   "                tile_load(As, A, by * 64, k * 32, M, K);\n"
+                   "                tile_load(Bs, B, k * 32, bx * 64, K, N);\n"
+                   "                tile_gemm(As, Bs, Cf);\n"
+                   "            }\n"
+                   "%s\n"
+                   "            tile_store(C, Cf, by * 64, bx * 64, M, N);\n"
+                   "        }\n"
+                   "}\n",
+                   decls, before, after);
+}
+
+static void elementwise_plan(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower(elementwise_src("#pragma tile shared\n"
+                                            "            float bs[64];\n"
+                                            "#pragma tile shared\n"
+                                            "            half Ts[64][64];\n"
+                                            "#pragma tile fragment\n"
+                                            "            float b[200];\n"
+                                            "#pragma tile fragment\n"
+                                            "            half Hf[64][64];",
+                                            "            tile_load(bs, bias, bx * 64, N);\n"
+                                            "            tile_load(b, bias, bx * 64 + 1);\n"
+                                            "            tile_load(Hf, X, by * 64, bx * 64, M, N);\n"
+                                            "            tile_fill(Ts, 0.5f);",
+                                            "            tile_copy(Ts, Ts);\n"
+                                            "            tile_store(y, b, 3, 100);\n"
+                                            "            tile_store(C, Ts, by * 64, bx * 64, M, N);"));
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "g", 0);
+    /* 1-D shared tiles are plain arrays, rounded up to 128 bytes */
+    const SharedPlan *bs = unit_shared_plan(gp, "bs");
+    assert_int_equal(bs->bytes, 256);
+    assert_int_equal(bs->stages, 1);
+    /* only the pipeline's two same-type 2-D loads are cp.async copies */
+    assert_int_equal(gp->loads.len, 2);
+    const IrTileOp *load_bs = unit_tile_op(&gp->grid->body, TILE_LOAD, 0);
+    const IrTileOp *load_b = unit_tile_op(&gp->grid->body, TILE_LOAD, 1);
+    const IrTileOp *load_hf = unit_tile_op(&gp->grid->body, TILE_LOAD, 2);
+    assert_false(tile_load_is_async(load_bs));
+    assert_false(tile_load_is_async(load_b));
+    assert_false(tile_load_is_async(load_hf));
+    assert_true(tile_load_is_async(unit_tile_op(&unit_pipelined(gp->grid)->body, TILE_LOAD, 0)));
+    /* a 1-D window is row 0 of a one-row matrix; the 3-argument form has no n */
+    assert_string_equal(load_bs->r0, "0");
+    assert_string_equal(load_bs->c0, "bx * 64");
+    assert_string_equal(load_bs->cols, "N");
+    assert_null(load_b->cols);
+    /* registers: 200 elements over 128 threads take 2 a thread */
+    assert_int_equal(fragment_values_per_thread(unit_grid_tile(gp->grid, "b"), 128), 2);
+    assert_int_equal(fragment_values_per_thread(unit_grid_tile(gp->grid, "Hf"), 128), 32);
+    /* shared memory outside the pipelined loop keeps the grid on sm_80 */
+    assert_null(gp->sm90);
+    assert_non_null(gp->sm90_why);
+}
+
+static void elementwise_sm90(void **state)
+{
+    (void)state;
+    /* C loaded into the accumulator first (C += A B): fragment work only,
+     * so the sm_90a variant stays */
+    Plan *plan = unit_lower(elementwise_src("", "            tile_load(Cf, X, by * 64, bx * 64, M, N);", ""));
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "g", 0);
+    assert_non_null(gp->sm90);
+    unit_teardown(NULL);
+    unit_setup(NULL);
+
+    /* a converting load in the mainloop: TMA cannot convert */
+    const char *src = elementwise_src("#pragma tile shared\n            half Fs[64][32];", "", "");
+    src = str_replace_once(src, "tile_load(As, A, by * 64, k * 32, M, K);\n",
+                           "tile_load(Fs, F, by * 64, k * 32, M, K);\n");
+    src = str_replace_once(src, "tile_gemm(As, Bs, Cf)", "tile_gemm(Fs, Bs, Cf)");
+    plan = unit_lower(src);
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    gp = unit_grid_plan(plan, "g", 0);
+    assert_null(gp->sm90);
+    assert_string_equal(gp->sm90_why, "a load in the pipelined loop converts elements or fills a 1-D tile, where TMA "
+                                      "copies 2-D tiles as they are");
+    assert_int_equal(gp->loads.len, 1); /* Bs only */
+}
+
+static void elementwise_refusals(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *before, *message;
+    } cases[] = {
+        {"            tile_load(b, X, by * 64, 0);",
+         "unit_input.c:16:26: error: argument 2 of 'tile_load' with a 1-D tile must be a vector parameter (a "
+         "pointer such as 'const float *x', a 1-D array, or a row of a parameter such as 'X[b]')"},
+        {"            tile_load(b, bias, 0, N, 1);",
+         "unit_input.c:16:13: error: 'tile_load' of a 1-D tile takes 3 or 4 arguments, not 5"},
+        {"            tile_store(C, b, 0, N);",
+         "unit_input.c:16:24: error: argument 1 of 'tile_store' with a 1-D tile must be a vector parameter (a "
+         "pointer such as 'const float *x', a 1-D array, or a row of a parameter such as 'X[b]')"},
+        {"            tile_load(Cf, bias, 0, N);",
+         "unit_input.c:16:27: error: argument 2 of 'tile_load' must be a matrix parameter (a 2-D array such as "
+         "'const half A[M][K]', or a 2-D slice of one such as 'Q[b][h]')"},
+        {"            tile_copy(b, Cf);",
+         "unit_input.c:16:13: error: tile_copy: 'b' and 'Cf' must be tiles of the same shape"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_null(
+            unit_lower(elementwise_src("#pragma tile fragment\n            float b[64];", cases[i].before, "")));
         if (diag_error_count() != 1 || strcmp(unit_diag_first_line(), cases[i].message) != 0)
             fail_msg("case %zu: expected one error\n%s\ngot:\n%s", i, cases[i].message, unit_diag());
         unit_teardown(NULL);
@@ -1208,6 +1359,9 @@ int main(void)
         UNIT_TEST(tile_op_refusals),
         UNIT_TEST(clause_ranges),
         UNIT_TEST(tile_decl_refusals),
+        UNIT_TEST(elementwise_plan),
+        UNIT_TEST(elementwise_sm90),
+        UNIT_TEST(elementwise_refusals),
     };
     return cmocka_run_group_tests_name("tile", tests, NULL, NULL);
 }

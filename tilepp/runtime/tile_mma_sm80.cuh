@@ -677,6 +677,71 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
         }
 }
 
+/* ---- element-wise tile operations ----
+ * What tile_clear, tile_fill, tile_copy and the converting or 1-D forms of
+ * tile_load and tile_store become: each thread visits its own elements of a
+ * tile, f(element, row, col). A fragment's elements are the ones its layout
+ * gives the thread; a shared tile's are spread over the block (element e of
+ * the row-major order to thread e % THREADS). A 1-D tile is row 0 of a
+ * 1 x L tile. */
+
+/* A 1-D shared tile: L elements, unswizzled. */
+template <typename T, int L> struct smem_vec {
+    static constexpr int rows = 1, cols = L;
+    static constexpr int bytes = L * (int)sizeof(T);
+    T *ptr;
+    __device__ T &operator()(int, int c) const { return ptr[c]; }
+};
+
+/* A 1-D fragment: element i in register i / THREADS of thread i % THREADS. */
+template <int L, int THREADS> struct vec_frag {
+    static constexpr int SLOTS = (L + THREADS - 1) / THREADS;
+    float v[SLOTS];
+    __device__ __forceinline__ void clear()
+    {
+#pragma unroll
+        for (int s = 0; s < SLOTS; s++)
+            v[s] = 0.0f;
+    }
+    template <typename F> __device__ __forceinline__ void for_each(F f)
+    {
+#pragma unroll
+        for (int s = 0; s < SLOTS; s++) {
+            const int i = (int)threadIdx.x + s * THREADS;
+            if (L % THREADS == 0 || i < L)
+                f(v[s], 0, i);
+        }
+    }
+};
+
+/* Every element of a shared tile (smem_tile or smem_vec), spread over the
+ * block's THREADS threads. The caller puts the barriers around it. */
+template <int THREADS, typename Tile, typename F> __device__ __forceinline__ void for_each_shared(const Tile &t, F f)
+{
+    constexpr int N = Tile::rows * Tile::cols;
+    for (int e = (int)threadIdx.x; e < N; e += THREADS)
+        f(t(e / Tile::cols, e % Tile::cols), e / Tile::cols, e % Tile::cols);
+}
+
+/* Element (r0 + r, c0 + c) of the rows x cols row-major matrix m (leading
+ * dimension ld), converted to TO; 0 outside the matrix (also before row or
+ * column 0: a window may start there). */
+template <typename TO, typename T>
+__device__ __forceinline__ TO read_or_zero(const T *m, long long ld, long long r, long long c, long long rows,
+                                          long long cols)
+{
+    return r >= 0 && r < rows && c >= 0 && c < cols ? (TO)m[r * ld + c] : (TO)0;
+}
+
+/* Writes v, converted, to element (r, c) if it lies inside the matrix. */
+template <typename T, typename V>
+__device__ __forceinline__ void write_inside(T *m, long long ld, long long r, long long c, long long rows,
+                                            long long cols, V v)
+{
+    if (r >= 0 && r < rows && c >= 0 && c < cols)
+        m[r * ld + c] = (T)v;
+}
+
 /* ---- grid rasterization ----
  * Block `id` of a 1-D grid of tiles_m * tiles_n blocks -> its tile (m, n).
  * Blocks walk down panels of `panel` tile-rows, one tile-column of the panel

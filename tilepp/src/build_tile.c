@@ -53,10 +53,15 @@ static const char *tile_refusal(const IrBuffer *t, CXCursor var, CXType elem)
         return "needs an array of constant extents with arithmetic elements";
     if (!clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(var)))
         return "cannot have an initializer: use tile_clear or tile_fill";
-    if (t->space == SPACE_SHARED && t->elem.kind != SCALAR_HALF && t->elem.kind != SCALAR_BF16)
-        return "is in shared memory, which this version of tilepp uses for half and bfloat16 tiles";
-    if (t->space == SPACE_FRAGMENT && t->elem.kind != SCALAR_FLOAT && t->elem.kind != SCALAR_HALF &&
-        t->elem.kind != SCALAR_BF16)
+    if (t->rank > 2)
+        return "has more than 2 dimensions: tiles are 1-D or 2-D";
+    bool floating = t->elem.kind == SCALAR_FLOAT || t->elem.kind == SCALAR_HALF || t->elem.kind == SCALAR_BF16;
+    if (t->space == SPACE_SHARED && t->rank == 2 && t->elem.kind != SCALAR_HALF && t->elem.kind != SCALAR_BF16)
+        return "is a 2-D shared tile, which this version of tilepp keeps for half and bfloat16 (1-D shared tiles may "
+               "also hold float)";
+    if (t->space == SPACE_SHARED && !floating)
+        return "is in shared memory, which this version of tilepp uses for float, half and bfloat16 tiles";
+    if (t->space == SPACE_FRAGMENT && !floating)
         return "is a fragment, which holds float, half or bfloat16 values";
     return NULL;
 }
@@ -205,8 +210,9 @@ static IrBuffer *tile_arg(OpBuild *ob, int i, const char *role)
     return t;
 }
 
-/* A matrix in global memory: a buffer parameter, or a 2-D slice of one. */
-static bool matrix_arg(OpBuild *ob, int i, IrMatrix *m)
+/* A matrix (rank 2) or vector (rank 1) in global memory: a buffer
+ * parameter, or a slice of one (`Q[b][h]`, a row `X[b]`). */
+static bool matrix_arg(OpBuild *ob, int i, int rank, IrMatrix *m)
 {
     CXCursor a = strip(ob->args.items[i]);
     CXCursor subs[IR_MAX_RANK];
@@ -217,11 +223,17 @@ static bool matrix_arg(OpBuild *ob, int i, IrMatrix *m)
         a = strip(ch.items[0]);
     }
     const IrParam *p = kind_of(a) == CXCursor_DeclRefExpr ? param_of(ob->b, clang_getCursorReferenced(a)) : NULL;
-    if (!p || p->kind != PARAM_BUFFER || p->buf->rank - n != 2) {
-        error_at(loc_of(ob->b, ob->args.items[i]),
-                 "argument %d of '%s' must be a matrix parameter (a 2-D array such as 'const half A[M][K]', or a "
-                 "2-D slice of one such as 'Q[b][h]')",
-                 i + 1, spelling(ob->call));
+    if (!p || p->kind != PARAM_BUFFER || p->buf->rank - n != rank) {
+        if (rank == 2)
+            error_at(loc_of(ob->b, ob->args.items[i]),
+                     "argument %d of '%s' must be a matrix parameter (a 2-D array such as 'const half A[M][K]', or a "
+                     "2-D slice of one such as 'Q[b][h]')",
+                     i + 1, spelling(ob->call));
+        else
+            error_at(loc_of(ob->b, ob->args.items[i]),
+                     "argument %d of '%s' with a 1-D tile must be a vector parameter (a pointer such as 'const float "
+                     "*x', a 1-D array, or a row of a parameter such as 'X[b]')",
+                     i + 1, spelling(ob->call));
         return false;
     }
     m->buf = p->buf;
@@ -245,42 +257,50 @@ static bool same_elem(const IrBuffer *x, const IrBuffer *y)
     return x->elem.kind == y->elem.kind && x->elem.size == y->elem.size;
 }
 
+/* tile_load(tile, matrix, r0, c0 [, rows, cols]) and tile_store(matrix,
+ * tile, ...); with a 1-D tile, tile_load(tile, vector, i0 [, n]). A 1-D
+ * window is kept as row 0 of a one-row matrix. */
 static bool build_move(OpBuild *ob, bool load)
 {
     IrTileOp *op = ob->op;
-    if (ob->args.n != 4 && ob->args.n != 6) {
-        error_at(loc_of(ob->b, ob->call), "'%s' takes 4 or 6 arguments (tile and matrix, r0, c0 [, rows, cols])",
+    if (ob->args.n < 3 || ob->args.n > 6) {
+        error_at(loc_of(ob->b, ob->call),
+                 "'%s' takes 4 or 6 arguments (tile and matrix, r0, c0 [, rows, cols]), or 3 or 4 with a 1-D tile "
+                 "(tile and vector, i0 [, n])",
                  spelling(ob->call));
         return false;
     }
     IrBuffer *t = tile_arg(ob, load ? 0 : 1, load ? "the destination" : "the source");
-    if (!t || !matrix_arg(ob, load ? 1 : 0, &op->mat))
+    if (!t)
+        return false;
+    bool vector = t->rank == 1;
+    if (vector ? ob->args.n != 3 && ob->args.n != 4 : ob->args.n != 4 && ob->args.n != 6) {
+        error_at(loc_of(ob->b, ob->call), "'%s' of a %d-D tile takes %s arguments, not %d", spelling(ob->call), t->rank,
+                 vector ? "3 or 4" : "4 or 6", ob->args.n);
+        return false;
+    }
+    if (!matrix_arg(ob, load ? 1 : 0, t->rank, &op->mat))
         return false;
     if (load)
         op->dst = t;
     else
         op->src = t;
-    op->r0 = arg_text(ob, 2);
-    op->c0 = arg_text(ob, 3);
-    op->c0_aligned = multiple_of(ob->b, ob->args.items[3], 16 / (t->elem.size ? t->elem.size : 1));
-    if (ob->args.n == 6) {
-        op->rows = arg_text(ob, 4);
-        op->cols = arg_text(ob, 5);
+    if (vector) {
+        op->r0 = "0";
+        op->c0 = arg_text(ob, 2);
+        if (ob->args.n == 4) {
+            op->rows = "1";
+            op->cols = arg_text(ob, 3);
+        }
+    } else {
+        op->r0 = arg_text(ob, 2);
+        op->c0 = arg_text(ob, 3);
+        if (ob->args.n == 6) {
+            op->rows = arg_text(ob, 4);
+            op->cols = arg_text(ob, 5);
+        }
     }
-    if (t->rank != 2) {
-        error_at(t->loc, "'%s' of 1-D tiles is not implemented yet in this version of tilepp", spelling(ob->call));
-        return false;
-    }
-    if (load && (t->space != SPACE_SHARED || !same_elem(t, op->mat.buf))) {
-        error_at(op->loc,
-                 "this version of tilepp loads tiles from global memory into '#pragma tile shared' arrays of the "
-                 "matrix's element type");
-        return false;
-    }
-    if (!load && t->space != SPACE_FRAGMENT) {
-        error_at(op->loc, "this version of tilepp stores '#pragma tile fragment' tiles to global memory");
-        return false;
-    }
+    op->c0_aligned = multiple_of(ob->b, ob->args.items[vector ? 2 : 3], 16 / (t->elem.size ? t->elem.size : 1));
     return true;
 }
 
@@ -326,8 +346,8 @@ static bool build_gemm(OpBuild *ob, const TileOpName *name)
     return gemm_operands_ok(ob->b, op, name->name);
 }
 
-/* tile_copy(dst, src): fragment to fragment (converting, e.g. float to half),
- * fragment to shared or shared to fragment, of the same shape. */
+/* tile_copy(dst, src): between tiles of the same shape in any spaces,
+ * converting elements (e.g. float to half). */
 static bool build_copy(OpBuild *ob)
 {
     IrTileOp *op = ob->op;
@@ -337,13 +357,11 @@ static bool build_copy(OpBuild *ob)
     op->src = tile_arg(ob, 1, "the source");
     if (!op->dst || !op->src)
         return false;
-    if (op->dst->rank != 2 || op->src->rank != 2 || op->dst->dims[0] != op->src->dims[0] ||
-        op->dst->dims[1] != op->src->dims[1]) {
-        error_at(op->loc, "tile_copy: '%s' and '%s' must be 2-D tiles of the same shape", op->dst->name, op->src->name);
-        return false;
-    }
-    if (op->dst->space == SPACE_SHARED && op->src->space == SPACE_SHARED) {
-        error_at(op->loc, "tile_copy from shared to shared memory is not implemented yet in this version of tilepp");
+    bool same = op->dst->rank == op->src->rank;
+    for (int d = 0; same && d < op->dst->rank; d++)
+        same = op->dst->dims[d] == op->src->dims[d];
+    if (!same) {
+        error_at(op->loc, "tile_copy: '%s' and '%s' must be tiles of the same shape", op->dst->name, op->src->name);
         return false;
     }
     return true;
@@ -367,10 +385,6 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
              (op->dst = tile_arg(&ob, 0, "the tile")) != NULL;
         if (ok && name->kind == TILE_FILL)
             op->value = arg_text(&ob, 1);
-        if (ok && op->dst->space != SPACE_FRAGMENT) {
-            error_at(op->loc, "'%s' of shared tiles is not implemented yet in this version of tilepp", name->name);
-            ok = false;
-        }
         break;
     case TILE_LOAD:
     case TILE_STORE:
@@ -422,13 +436,21 @@ static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragm
     if (!build_block_stmts(b, g, body, &pipe->body, true))
         return NULL;
     /* The pipeline overlaps the loads of later iterations with the work of
-     * this one: the loads must come first, and fill shared tiles only. */
+     * this one: the loads must come first, and fill shared tiles only (which
+     * get one buffer per stage). */
     bool computing = false;
     for (int i = 0; i < pipe->body.len; i++) {
         const IrStmt *st = pipe->body.items[i];
         bool load = st->kind == STMT_TILE_OP && st->op->kind == TILE_LOAD;
         if (load && computing) {
             error_at(st->loc, "in a pipelined loop the tile loads come first, before the work that uses them");
+            return NULL;
+        }
+        if (load && st->op->dst->space != SPACE_SHARED) {
+            error_at(st->loc,
+                     "in a pipelined loop tile_load fills shared tiles, which have a buffer per stage; load fragment "
+                     "'%s' before or after the loop, or through a shared tile",
+                     st->op->dst->name);
             return NULL;
         }
         computing |= !load;

@@ -32,6 +32,13 @@ MatrixRef matrix_ref(const Block *bl, const IrTileOp *op)
     const char *name = p && buf->rank >= 2 ? aprintf("tile_p_%s", buf->name) : buf->name;
     r.ptr = aprintf("(%s%s)", name, str_cstr(&offset));
     str_free(&offset);
+    const IrBuffer *tile = op->kind == TILE_LOAD ? op->dst : op->src;
+    if (tile->rank == 1) { /* a vector: row 0 of a one-row matrix */
+        r.ld = "0LL";
+        r.rows = "1LL";
+        r.cols = op->cols ? aprintf("(long long)(%s)", op->cols) : "LLONG_MAX";
+        return r;
+    }
     r.ld = aprintf("(long long)(%s)", buf->extents[buf->rank - 1]);
     if (op->rows) {
         r.rows = aprintf("(long long)(%s)", op->rows);
@@ -54,14 +61,17 @@ void put_tile_decl(Block *bl, const IrBuffer *t)
         put_tile_decl_sm90(bl, t);
         return;
     }
-    if (t->space == SPACE_FRAGMENT) {
+    if (t->space == SPACE_FRAGMENT && t->rank == 1)
+        putf(o, "    tile80::vec_frag<%lld, %d> %s;\n", t->dims[0], bl->k->threads, t->name);
+    else if (t->space == SPACE_FRAGMENT)
         putf(o, "    tile80::accum<%lld, %lld, %d, %d> %s;\n", t->dims[0], t->dims[1], gp->warps_m, gp->warps_n,
              t->name);
-        return;
+    else {
+        const SharedPlan *sp = grid_shared(gp, t);
+        const char *type = t->rank == 1 ? aprintf("tile80::smem_vec<%s, %lld>", elem(t), t->dims[0])
+                                        : aprintf("tile80::smem_tile<%s, %lld, %lld>", elem(t), t->dims[0], t->dims[1]);
+        put_staged_tile(o, t, type, sp->offset, sp->bytes);
     }
-    const SharedPlan *sp = grid_shared(gp, t);
-    put_staged_tile(o, t, aprintf("tile80::smem_tile<%s, %lld, %lld>", elem(t), t->dims[0], t->dims[1]), sp->offset,
-                    sp->bytes);
 }
 
 /* Stage s of the tile, computed rather than kept in an array: an array
@@ -82,12 +92,72 @@ static char *staged(const Block *bl, const IrBuffer *t)
     return aprintf("%s(%s)", t->name, sp && sp->stages > 1 ? bl->stage : "0");
 }
 
+/* The element (tile_r, tile_c) of a load's window, converted to `to`. */
+static char *window_element(const Block *bl, const IrTileOp *op, const char *to)
+{
+    MatrixRef m = matrix_ref(bl, op);
+    return aprintf("tile80::read_or_zero<%s>(%s, %s, (long long)(%s) + tile_r, (long long)(%s) + tile_c, %s, %s)", to,
+                   m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
+}
+
+/* A load into shared memory: cp.async, or (converting, or 1-D) element by
+ * element through registers. Either way the caller's wait and barrier make
+ * it visible to the block. */
 static void put_load(Block *bl, const IrTileOp *op, const char *indent)
 {
+    if (!tile_load_is_async(op)) {
+        putf(bl->o, "%stile80::for_each_shared<%d>(%s, [&](%s &tile_e, int tile_r, int tile_c) { tile_e = %s; });\n",
+             indent, bl->k->threads, staged(bl, op->dst), elem(op->dst), window_element(bl, op, elem(op->dst)));
+        return;
+    }
     MatrixRef m = matrix_ref(bl, op);
     putf(bl->o, "%stile80::load_async<%d, %s>(%s, %s, %s, (long long)(%s), (long long)(%s), %s, %s);\n", indent,
          bl->k->threads, bl->gp->align_variants ? "TILE_ALIGN" : "0", staged(bl, op->dst), m.ptr, m.ld, op->r0, op->c0,
          m.rows, m.cols);
+}
+
+/* A load into a fragment: each thread reads its own elements. */
+static void put_fragment_load(Block *bl, const IrTileOp *op, const char *indent)
+{
+    putf(bl->o, "%s%s.for_each([&](float &tile_v, int tile_r, int tile_c) { tile_v = (float)%s; });\n", indent,
+         op->dst->name, window_element(bl, op, elem(op->dst)));
+}
+
+/* A store of a 1-D fragment or of a shared tile, element by element. */
+static void put_element_store(Block *bl, const IrTileOp *op, const char *indent)
+{
+    Out *o = bl->o;
+    MatrixRef m = matrix_ref(bl, op);
+    const char *write = aprintf("tile80::write_inside(%s, %s, (long long)(%s) + tile_r, (long long)(%s) + tile_c, %s, "
+                                "%s, tile_v);",
+                                m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
+    if (op->src->space == SPACE_FRAGMENT) {
+        putf(o, "%s%s.for_each([&](float &tile_v, int tile_r, int tile_c) { %s });\n", indent, op->src->name, write);
+        return;
+    }
+    putf(o, "%s__syncthreads();\n", indent);
+    putf(o, "%stile80::for_each_shared<%d>(%s, [&](%s &tile_v, int tile_r, int tile_c) { %s });\n", indent,
+         bl->k->threads, staged(bl, op->src), elem(op->src), write);
+}
+
+/* tile_clear and tile_fill: the value rounded to the element type, as C's
+ * store into the tile. Shared tiles: between barriers, since other threads
+ * may still read the old values and will read the new ones. */
+static void put_fill(Block *bl, const IrTileOp *op, const char *indent)
+{
+    Out *o = bl->o;
+    const IrBuffer *t = op->dst;
+    if (t->space == SPACE_FRAGMENT && op->kind == TILE_CLEAR)
+        putf(o, "%s%s.clear();\n", indent, t->name);
+    else if (t->space == SPACE_FRAGMENT)
+        putf(o, "%s%s.for_each([&](float &tile_v, int, int) { tile_v = (float)(%s)(%s); });\n", indent, t->name,
+             elem(t), op->value);
+    else {
+        putf(o, "%s__syncthreads();\n", indent);
+        putf(o, "%stile80::for_each_shared<%d>(%s, [&](%s &tile_e, int, int) { tile_e = (%s)(%s); });\n", indent,
+             bl->k->threads, staged(bl, t), elem(t), elem(t), op->kind == TILE_CLEAR ? "0" : op->value);
+        putf(o, "%s__syncthreads();\n", indent);
+    }
 }
 
 static void put_gemm(Block *bl, const IrTileOp *op, const char *indent)
@@ -117,6 +187,14 @@ static void put_copy(Block *bl, const IrTileOp *op, const char *indent)
             "%s    %s.for_each([&](float &tile_v, int tile_r, int tile_c) { tile_d(tile_r, tile_c) = (%s)tile_v; });\n",
             indent, s->name, elem(d));
         putf(o, "%s}\n%s__syncthreads();\n", indent, indent);
+    } else if (d->space == SPACE_SHARED) { /* shared to shared: between barriers */
+        putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_s = %s;\n", indent, indent, indent, staged(bl, s));
+        putf(o,
+             "%s    tile80::for_each_shared<%d>(%s, [&](%s &tile_e, int tile_r, int tile_c) { tile_e = "
+             "(%s)tile_s(tile_r, "
+             "tile_c); });\n",
+             indent, bl->k->threads, staged(bl, d), elem(d), elem(d));
+        putf(o, "%s}\n%s__syncthreads();\n", indent, indent);
     } else { /* from shared memory */
         putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_s = %s;\n", indent, indent, indent, staged(bl, s));
         putf(o,
@@ -133,18 +211,26 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
     line_to_source(o, op->loc);
     switch (op->kind) {
     case TILE_CLEAR:
-        putf(o, "%s%s.clear();\n", indent, op->dst->name);
+    case TILE_FILL:
+        put_fill(bl, op, indent);
         break;
-    case TILE_FILL: /* rounded to the fragment's element type, as C's store into it */
-        putf(o, "%s%s.for_each([&](float &tile_v, int, int) { tile_v = (float)(%s)(%s); });\n", indent, op->dst->name,
-             elem(op->dst), op->value);
-        break;
-    case TILE_LOAD: /* outside a pipeline: load, wait, and make it visible to the block */
+    case TILE_LOAD:
+        if (op->dst->space == SPACE_FRAGMENT) {
+            put_fragment_load(bl, op, indent);
+            break;
+        }
+        /* outside a pipeline: load, wait, and make it visible to the block */
         putf(o, "%s__syncthreads();\n", indent);
         put_load(bl, op, indent);
-        putf(o, "%stile80::commit();\n%stile80::wait<0>();\n%s__syncthreads();\n", indent, indent, indent);
+        if (tile_load_is_async(op))
+            putf(o, "%stile80::commit();\n%stile80::wait<0>();\n", indent, indent);
+        putf(o, "%s__syncthreads();\n", indent);
         break;
     case TILE_STORE: {
+        if (op->src->space != SPACE_FRAGMENT || op->src->rank == 1) {
+            put_element_store(bl, op, indent);
+            break;
+        }
         MatrixRef m = matrix_ref(bl, op);
         putf(o, "%stile80::store<%s>(%s, %s, (long long)(%s), (long long)(%s), %s, %s, %s);\n", indent,
              elem(op->mat.buf), m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols, op->src->name);

@@ -97,7 +97,7 @@ typedef struct GridPlan {
     int warps_m, warps_n; /* how the warps share the block's fragments */
     int min_blocks;       /* blocks per SM the register budget must allow (__launch_bounds__) */
     bool align_variants;  /* two instantiations: 16-byte-aligned loads only, and any alignment */
-    Vec loads;            /* const IrTileOp*: the block's tile loads */
+    Vec loads;            /* const IrTileOp*: the block's asynchronous tile loads (tile_load_is_async) */
     Vec decls;            /* const IrStmt*: kernel-level declarations the block reads */
     Sm90Plan *sm90;       /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
     const char *sm90_why; /* when there is no sm_90a variant although 90a was asked for */
@@ -121,6 +121,13 @@ Plan *lower_module(const IrModule *m);
 /* lower_tile.c: the plan of a grid, or NULL after reporting why it cannot run. */
 GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs);
 const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf);
+/* Whether a tile_load copies asynchronously (cp.async, or TMA on sm_90a): a
+ * 2-D shared tile of the matrix's element type. Other loads convert element
+ * by element through registers. */
+bool tile_load_is_async(const IrTileOp *op);
+/* Registers a thread spends on fragment t: the 2-D accumulator layout, or
+ * a 1-D fragment spread element by element over the block's threads. */
+long long fragment_values_per_thread(const IrBuffer *t, int threads);
 
 /* lower_sm90.c: the sm_90a plan of a grid, or NULL with *why saying what
  * keeps the grid on the sm_80 kernel. Never an error: that kernel runs on

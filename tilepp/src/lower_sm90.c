@@ -85,10 +85,13 @@ static bool host_extents(const IrKernel *k, const IrGrid *g, const IrPipelined *
     return true;
 }
 
-/* Whether a tile operation of the grid body touches fragments only. */
+/* Whether a tile operation of the grid body touches fragments (and global
+ * memory) only. */
 static bool fragment_only(const IrTileOp *op)
 {
     switch (op->kind) {
+    case TILE_LOAD:
+        return op->dst->space == SPACE_FRAGMENT;
     case TILE_CLEAR:
     case TILE_FILL:
         return op->dst->space == SPACE_FRAGMENT;
@@ -147,6 +150,10 @@ static const IrTileOp *mainloop_gemm(const IrPipelined *pipe, const char **why)
             gemm = op;
         else if (op->kind != TILE_LOAD || op->dst->space != SPACE_SHARED || gemm) {
             *why = "the pipelined loop holds more than tile loads followed by one product of shared tiles";
+            return NULL;
+        } else if (!tile_load_is_async(op)) {
+            *why = "a load in the pipelined loop converts elements or fills a 1-D tile, where TMA copies 2-D tiles "
+                   "as they are";
             return NULL;
         }
     }

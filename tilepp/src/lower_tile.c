@@ -23,6 +23,18 @@ static long long smem_limit(unsigned archs, const char **arch_name)
     return SMEM_LIMIT_SM90A;
 }
 
+bool tile_load_is_async(const IrTileOp *op)
+{
+    const IrBuffer *t = op->dst, *m = op->mat.buf;
+    return op->kind == TILE_LOAD && t->space == SPACE_SHARED && t->rank == 2 && t->elem.kind == m->elem.kind &&
+           t->elem.size == m->elem.size;
+}
+
+long long fragment_values_per_thread(const IrBuffer *t, int threads)
+{
+    return t->rank == 1 ? (t->dims[0] + threads - 1) / threads : t->dims[0] * t->dims[1] / threads;
+}
+
 const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf)
 {
     for (int i = 0; i < gp->shared.len; i++) {
@@ -72,8 +84,12 @@ static bool plan_shared(GridPlan *gp, unsigned archs)
         sp->offset = gp->smem_bytes;
         gp->smem_bytes += sp->stages * sp->bytes;
         str_addf(&detail, "%s%s: %d x %lld", detail.len ? ", " : "", t->name, sp->stages, sp->bytes);
-        bool paired = t->rank == 2 && (t->dims[1] * t->elem.size != 64 || t->dims[0] % 2 == 0);
-        if (t->rank == 2 && !paired) {
+        if (t->rank == 1) { /* a plain array */
+            vec_push(&gp->shared, sp);
+            continue;
+        }
+        bool paired = t->dims[1] * t->elem.size != 64 || t->dims[0] % 2 == 0;
+        if (!paired) {
             error_at(t->loc,
                      "shared tile '%s': rows of 64 bytes come in pairs in the swizzled layout; give it an even "
                      "number of rows",
@@ -81,11 +97,11 @@ static bool plan_shared(GridPlan *gp, unsigned archs)
             str_free(&detail);
             return false;
         }
-        if (t->rank != 2 || (t->dims[1] * t->elem.size) % 64) {
+        if ((t->dims[1] * t->elem.size) % 64) {
             error_at(t->loc,
                      "shared tile '%s': the tensor-core path needs 2-D tiles whose rows are a multiple of 64 bytes "
                      "(%lld bytes here)",
-                     t->name, t->rank == 2 ? t->dims[1] * t->elem.size : 0);
+                     t->name, t->dims[1] * t->elem.size);
             str_free(&detail);
             return false;
         }
@@ -170,23 +186,24 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
         const IrBuffer *t = g->tiles.items[i];
         if (t->space != SPACE_FRAGMENT)
             continue;
-        if (t->rank != 2) {
-            error_at(t->loc, "fragment '%s': fragments are 2-D tiles in this version of tilepp", t->name);
-            return false;
-        }
-        lead = lead ? lead : t;
-        per_thread += t->dims[0] * t->dims[1] / k->threads;
+        per_thread += fragment_values_per_thread(t, k->threads);
+        if (t->rank == 2)
+            lead = lead ? lead : t;
     }
-    if (!lead)
-        return true;
     long long budget = accum_budget(k->threads);
     if (per_thread > budget) {
-        error_at(lead->loc,
+        const IrBuffer *first = lead;
+        for (int i = 0; !first && i < g->tiles.len; i++)
+            if (((const IrBuffer *)g->tiles.items[i])->space == SPACE_FRAGMENT)
+                first = g->tiles.items[i];
+        error_at(first->loc,
                  "the block's fragments would hold %lld values in each of the %d threads' registers; at most %lld fit "
                  "without spilling: use more threads (up to 256) or smaller tiles",
                  per_thread, k->threads, budget);
         return false;
     }
+    if (!lead)
+        return true;
     const char *policy = gemm ? gemm->policy : NULL;
     if (!arrange_warps(gp, lead->dims[0], lead->dims[1], warps, policy)) {
         error_at(lead->loc,
@@ -197,7 +214,7 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
     }
     for (int i = 0; i < g->tiles.len; i++) {
         const IrBuffer *t = g->tiles.items[i];
-        if (t->space != SPACE_FRAGMENT || t == lead)
+        if (t->space != SPACE_FRAGMENT || t->rank != 2 || t == lead)
             continue;
         if (t->dims[0] % (gp->warps_m * WARP_TILE_M) || t->dims[1] % (gp->warps_n * WARP_TILE_N)) {
             error_at(t->loc,
@@ -260,7 +277,7 @@ static void plan_occupancy(GridPlan *gp, const IrKernel *k, unsigned archs)
     for (int i = 0; i < gp->grid->tiles.len; i++) {
         const IrBuffer *t = gp->grid->tiles.items[i];
         if (t->space == SPACE_FRAGMENT)
-            per_thread += t->dims[0] * t->dims[1] / k->threads;
+            per_thread += fragment_values_per_thread(t, k->threads);
     }
     const char *arch;
     long long limit = smem_limit(archs, &arch);
@@ -276,7 +293,7 @@ static void plan_alignment(GridPlan *gp, const Vec *body)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
+        if (s->kind == STMT_TILE_OP && tile_load_is_async(s->op))
             vec_push(&gp->loads, s->op);
         else if (s->kind == STMT_PIPELINED)
             plan_alignment(gp, &s->pipe->body);

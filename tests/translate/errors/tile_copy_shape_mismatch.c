@@ -1,5 +1,5 @@
 // tile_copy between fragments of different shapes.
-// expect: 22:13: error: tile_copy: 'Df' and 'Cf' must be 2-D tiles of the same shape
+// expect: 22:13: error: tile_copy: 'Df' and 'Cf' must be tiles of the same shape
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

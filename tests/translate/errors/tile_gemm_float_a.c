@@ -1,5 +1,5 @@
 // Tensor cores multiply half or bfloat16: a float A tile is refused.
-// expect: 12:19: error: tile 'As' is in shared memory, which this version of tilepp uses for half and bfloat16 tiles
+// expect: 12:19: error: tile 'As' is a 2-D shared tile, which this version of tilepp keeps for half and bfloat16 (1-D shared tiles may also hold float)
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

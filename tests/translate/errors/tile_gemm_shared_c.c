@@ -1,5 +1,5 @@
 // The accumulator must be a fragment (registers), not a shared tile.
-// expect: 14:19: error: tile 'Cs' is in shared memory, which this version of tilepp uses for half and bfloat16 tiles
+// expect: 14:19: error: tile 'Cs' is a 2-D shared tile, which this version of tilepp keeps for half and bfloat16 (1-D shared tiles may also hold float)
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

@@ -1,5 +1,5 @@
 // tile_load takes 4 or 6 arguments (the CPU build rejects 5 as well).
-// expect: 18:17: error: 'tile_load' takes 4 or 6 arguments (tile and matrix, r0, c0 [, rows, cols])
+// expect: 18:17: error: 'tile_load' of a 2-D tile takes 4 or 6 arguments, not 5
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

@@ -1,5 +1,6 @@
-// tile_load fills shared tiles; a fragment is refused.
-// expect: 20:17: error: this version of tilepp loads tiles from global memory into '#pragma tile shared' arrays of the matrix's element type
+// In a pipelined loop tile_load fills shared tiles (one buffer per stage); a
+// fragment is refused there (it may be loaded before or after the loop).
+// expect: 21:17: error: in a pipelined loop tile_load fills shared tiles, which have a buffer per stage; load fragment 'Cf' before or after the loop, or through a shared tile
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

@@ -1,8 +1,6 @@
-// A 1-D fragment. When this was written the refusal said it 'would hold 0
-// values in each of the 128 threads' registers; at most 128 fit', which is not
-// the reason.
-// expect-prefix: 19:19: error: 
-// expect-not: would hold 0 values
+// A shared tile loaded in a pipelined loop has a buffer per stage: after the
+// loop no stage is "the" tile, so storing it is refused.
+// expect: 23:13: error: 'As' is loaded in the pipelined loop, which keeps several stages of it: use it inside that loop
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)
@@ -15,8 +13,6 @@ void f(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N
             half As[64][32], Bs[32][64];
 #pragma tile fragment
             float Cf[64][64];
-#pragma tile fragment
-            float m[64];
             tile_clear(Cf);
 #pragma tile pipelined stages(2)
             for (int k = 0; k < tile_cdiv(K, 32); k++) {
@@ -24,7 +20,7 @@ void f(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N
                 tile_load(Bs, B, k * 32, bx * 64, K, N);
                 tile_gemm(As, Bs, Cf);
             }
-            tile_clear(m);
+            tile_store(C, As, by * 64, bx * 64, M, N);
             tile_store(C, Cf, by * 64, bx * 64, M, N);
         }
 }

@@ -1,0 +1,119 @@
+/* tile_ops_kernels.c — the element-wise tile operations in grids: 1-D tiles
+ * (shared and fragment, windows that start before the vector or end past
+ * it), loads that convert elements (into shared tiles and into fragments),
+ * shared tiles cleared, filled, copied to shared tiles and stored, 1-D loads
+ * in a pipelined loop, and a GEMM that accumulates onto a loaded C.
+ * tile_ops_test.c runs each against its CPU reference (this file, compiled
+ * by the C compiler). */
+#include <tilepp/tile.h>
+
+enum { L = 300, CH = 4, TM = 64, TN = 64, BM = 128, BN = 128, BK = 32 };
+
+/* Per block of L elements:
+ *   y[i] = s[i - 1] (y[0] = 0)       a 1-D shared window starting before s,
+ *   z[i] = bfloat16(x[i])            shared -> fragment -> fragment (rounding),
+ *   w[i] = half(s[i])                shared -> shared (float -> half),
+ *   u[i] = 1.5                       a 1-D fragment filled, then stored,
+ *   v[i] = half(i0 / 1000 - 0.5)     a 1-D shared tile filled with a per-block value. */
+#pragma tile kernel threads(128)
+void vec_moves(int n, const half *x, const float *s, float *y, bfloat16 *z, half *w, float *u, half *v)
+{
+#pragma tile grid
+    for (int i0 = 0; i0 < n; i0 += L) {
+#pragma tile shared
+        half xs[L], hs[L];
+#pragma tile shared
+        float ss[L];
+#pragma tile fragment
+        float xf[L];
+#pragma tile fragment
+        bfloat16 zf[L];
+        tile_load(xs, x, i0, n);
+        tile_load(ss, s, i0 - 1, n);
+        tile_store(y, ss, i0, n);
+        tile_copy(xf, xs);
+        tile_copy(zf, xf);
+        tile_store(z, zf, i0, n);
+        tile_load(ss, s, i0, n);
+        tile_copy(hs, ss);
+        tile_store(w, hs, i0, n);
+        tile_fill(xf, 1.5f);
+        tile_store(u, xf, i0, n);
+        tile_fill(hs, i0 / 1000.0f - 0.5f);
+        tile_store(v, hs, i0, n);
+    }
+}
+
+/* y[i] = half(x[i]), in chunks of L that a pipelined loop streams through a
+ * staged 1-D shared tile; CH chunks per block. */
+#pragma tile kernel threads(128)
+void vec_stream(int n, const float *x, half *y)
+{
+#pragma tile grid
+    for (int b = 0; b < tile_cdiv(n, L * CH); b++) {
+#pragma tile shared
+        float xs[L];
+#pragma tile fragment
+        half yf[L];
+#pragma tile pipelined stages(3)
+        for (int c = 0; c < CH; c++) {
+            tile_load(xs, x, (b * CH + c) * L, n);
+            tile_copy(yf, xs);
+            tile_store(y, yf, (b * CH + c) * L, n);
+        }
+    }
+}
+
+/* Per TM x TN block of X (float):
+ *   Y = half(X)              a converting load into a shared tile (filled
+ *                            with another value first), stored from shared,
+ *   Z = bfloat16(half(X))    a converting load into a half fragment, copied
+ *                            to shared, shared -> shared into bfloat16,
+ *   W = float(half(X))       the fragment stored,
+ *   V = half(by - bx / 2)    a shared tile filled with a per-block value. */
+#pragma tile kernel threads(128)
+void mat_moves(int M, int N, const float X[M][N], half Y[M][N], bfloat16 Z[M][N], float W[M][N], half V[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, TM); by++)
+        for (int bx = 0; bx < tile_cdiv(N, TN); bx++) {
+#pragma tile shared
+            half Fs[TM][TN], Hs[TM][TN];
+#pragma tile shared
+            bfloat16 Zs[TM][TN];
+#pragma tile fragment
+            half Hf[TM][TN];
+            tile_fill(Fs, 3.0f);
+            tile_load(Fs, X, by * TM, bx * TN, M, N);
+            tile_store(Y, Fs, by * TM, bx * TN, M, N);
+            tile_load(Hf, X, by * TM, bx * TN, M, N);
+            tile_copy(Hs, Hf);
+            tile_copy(Zs, Hs);
+            tile_store(Z, Zs, by * TM, bx * TN, M, N);
+            tile_store(W, Hf, by * TM, bx * TN, M, N);
+            tile_fill(Hs, by - bx * 0.5f);
+            tile_store(V, Hs, by * TM, bx * TN, M, N);
+        }
+}
+
+/* D = Cin + A B: the accumulator starts as a window of Cin. */
+#pragma tile kernel threads(128)
+void gemm_acc(int M, int N, int K, const half A[M][K], const half B[K][N], const float Cin[M][N], float D[M][N])
+{
+#pragma tile grid swizzle(8)
+    for (int by = 0; by < tile_cdiv(M, BM); by++)
+        for (int bx = 0; bx < tile_cdiv(N, BN); bx++) {
+#pragma tile shared
+            half As[BM][BK], Bs[BK][BN];
+#pragma tile fragment
+            float Cf[BM][BN];
+            tile_load(Cf, Cin, by * BM, bx * BN, M, N);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, BK); k++) {
+                tile_load(As, A, by * BM, k * BK, M, K);
+                tile_load(Bs, B, k * BK, bx * BN, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_store(D, Cf, by * BM, bx * BN, M, N);
+        }
+}
