@@ -322,8 +322,9 @@ Pragmas (each applies to the next statement or declaration):
 From <tilepp/tile.h> (real CPU implementations):
   half, bfloat16                       storage types; arithmetic is float
   tile_cdiv(a, b), tile_min, tile_max
-  tile_load / tile_store (6 arguments: zero past the edge; 4: in bounds),
-  tile_copy, tile_clear, tile_fill, tile_gemm[_nt|_tn|_tt]
+  tile_load / tile_store (6 arguments: zero past the edge; 4: in bounds;
+  1-D tiles: (tile, vector, i0 [, n])), tile_copy (any spaces, converting),
+  tile_clear, tile_fill, tile_gemm[_nt|_tn|_tt]
   tile_reduce_max|min|sum|absmax|abssum, tile_print   CPU only for now
 Math in kernel bodies is plain C: expf, tanhf, erff, fmaxf, sqrtf, ternaries,
 locals, if/else, inner sequential loops, static helper functions, macros and

@@ -1,8 +1,9 @@
 /* tile_ops_kernels.c — the element-wise tile operations in grids: 1-D tiles
  * (shared and fragment, windows that start before the vector or end past
  * it), loads that convert elements (into shared tiles and into fragments),
- * shared tiles cleared, filled, copied to shared tiles and stored, 1-D loads
- * in a pipelined loop, and a GEMM that accumulates onto a loaded C.
+ * shared tiles filled, copied to shared tiles and stored, 1-D loads in a
+ * pipelined loop, 2-D windows that start before the matrix (loads and
+ * stores), and a GEMM that accumulates onto a loaded C.
  * tile_ops_test.c runs each against its CPU reference (this file, compiled
  * by the C compiler). */
 #include <tilepp/tile.h>
@@ -93,6 +94,27 @@ void mat_moves(int M, int N, const float X[M][N], half Y[M][N], bfloat16 Z[M][N]
             tile_store(W, Hf, by * TM, bx * TN, M, N);
             tile_fill(Hs, by - bx * 0.5f);
             tile_store(V, Hs, by * TM, bx * TN, M, N);
+        }
+}
+
+/* Windows that start before the matrix (the grid reaches past it so that
+ * every element is written once):
+ *   Y[i][j] = X[i - 3][j - 5], 0 where that lies outside X   (a load at a negative origin)
+ *   Z[i][j] = X[i + 2][j + 1], 0 outside                     (a store at a negative origin) */
+#pragma tile kernel threads(128)
+void shifted_windows(int M, int N, const half X[M][N], half Y[M][N], float Z[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M + 2, TM); by++)
+        for (int bx = 0; bx < tile_cdiv(N + 1, TN); bx++) {
+#pragma tile shared
+            half Hs[TM][TN];
+#pragma tile fragment
+            float Xf[TM][TN];
+            tile_load(Hs, X, by * TM - 3, bx * TN - 5, M, N);
+            tile_store(Y, Hs, by * TM, bx * TN, M, N);
+            tile_load(Xf, X, by * TM, bx * TN, M, N);
+            tile_store(Z, Xf, by * TM - 2, bx * TN - 1, M, N);
         }
 }
 

@@ -1,6 +1,7 @@
 /* tile_ops_test.c — the kernels of tile_ops_kernels.c (1-D tiles, converting
  * loads, shared tiles filled, copied and stored, 1-D loads in a pipelined
- * loop, a GEMM accumulating onto a loaded C) against their CPU reference, the
+ * loop, windows that start before the matrix, a GEMM accumulating onto a
+ * loaded C) against their CPU reference, the
  * same functions compiled from tile_ops_kernels.c by the C compiler, on
  * random inputs in [-1, 1] with lengths and shapes that are not multiples of
  * the tiles (and a few that are). Outputs start poisoned and are checked
@@ -30,6 +31,7 @@
 void vec_moves(int n, const half *x, const float *s, float *y, bfloat16 *z, half *w, float *u, half *v);
 void vec_stream(int n, const float *x, half *y);
 void mat_moves(int M, int N, const float X[M][N], half Y[M][N], bfloat16 Z[M][N], float W[M][N], half V[M][N]);
+void shifted_windows(int M, int N, const half X[M][N], half Y[M][N], float Z[M][N]);
 void gemm_acc(int M, int N, int K, const half A[M][K], const half B[K][N], const float Cin[M][N], float D[M][N]);
 
 #define TOL_EXACT 1e-6
@@ -74,6 +76,17 @@ static void test_mat_moves(int M, int N)
     gc_finish(&c, mat_moves_gpu(M, N, X->dev, Y->dev, Z->dev, W->dev, V->dev), "mat_moves %dx%d", M, N);
 }
 
+static void test_shifted_windows(int M, int N)
+{
+    gc_case c;
+    gc_begin(&c);
+    size_t mn = (size_t)M * N;
+    gc_buf *X = gc_in(&c, GC_F16, mn, 0);
+    gc_buf *Y = gc_out(&c, GC_F16, mn, 0, TOL_EXACT), *Z = gc_out(&c, GC_F32, mn, 0, TOL_EXACT);
+    shifted_windows(M, N, X->host, Y->host, Z->host);
+    gc_finish(&c, shifted_windows_gpu(M, N, X->dev, Y->dev, Z->dev), "shifted_windows %dx%d", M, N);
+}
+
 /* TMA needs 16-byte aligned rows: K and N multiples of 8 halves, N of 4
  * floats. */
 static bool tma_rows(int N, int K) { return K % 8 == 0 && N % 8 == 0; }
@@ -109,8 +122,10 @@ int main(void)
         test_vec_stream(lengths[i]);
     }
     static const int shapes[][2] = {{1, 1}, {64, 64}, {63, 65}, {100, 37}, {129, 200}, {1000, 1003}, {256, 512}};
-    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         test_mat_moves(shapes[i][0], shapes[i][1]);
+        test_shifted_windows(shapes[i][0], shapes[i][1]);
+    }
     static const int gemms[][3] = {{128, 128, 32},  {256, 512, 128}, {1000, 1003, 1007}, {1000, 1000, 96},
                                    {200, 136, 264}, {1, 8, 16},      {3, 5, 7},          {512, 512, 1024}};
     for (size_t i = 0; i < sizeof gemms / sizeof *gemms; i++)

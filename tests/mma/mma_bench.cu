@@ -177,7 +177,9 @@ typedef config_list<
     gemm_config<128, 128, 64, 2, 2, 3, 8, 1, MMA1ST>, gemm_config<128, 256, 64, 2, 4, 3, 8, 1, MMA1ST>,
     /* tile80::gemm_pipeline */
     gemm_config<128, 128, 64, 2, 2, 3, 8, 1, PIPE>, gemm_config<128, 256, 64, 2, 4, 3, 8, 1, PIPE>,
-    gemm_config<128, 256, 64, 2, 4, 4, 8, 1, PIPE>>
+    gemm_config<128, 256, 64, 2, 4, 4, 8, 1, PIPE>, gemm_config<128, 256, 32, 2, 4, 4>,
+    gemm_config<128, 256, 32, 2, 4, 3, 8, 1, PIPE>, gemm_config<128, 256, 32, 2, 4, 4, 8, 1, PIPE>,
+    gemm_config<256, 128, 32, 4, 2, 4, 8, 1, PIPE>>
     fp16_nn_configs;
 /* in every layout and in bf16 too */
 typedef config_list<gemm_config<128, 128, 64, 2, 2, 3>, gemm_config<128, 256, 64, 2, 4, 3, 8, 1, PIPE>> layout_configs;

@@ -184,6 +184,51 @@ static bool multiple_of(Builder *b, CXCursor e, long long m)
     }
 }
 
+static bool const_at_least_zero(const char *text)
+{
+    char *end;
+    long long v = strtoll(text, &end, 0);
+    while (*end == ' ' || *end == '(' || *end == ')')
+        end++;
+    return *text && !*end && v >= 0;
+}
+
+/* Is the expression >= 0 for every value it takes? Seen through sums,
+ * products and quotients of such, constants and block or pipeline loop
+ * variables that start at a constant >= 0 and count up. False when it
+ * cannot tell. */
+static bool nonnegative(Builder *b, CXCursor e)
+{
+    e = strip(e);
+    long long v;
+    enum CXCursorKind k = kind_of(e);
+    if (k != CXCursor_DeclRefExpr && const_int(e, &v))
+        return v >= 0;
+    if (k == CXCursor_DeclRefExpr) {
+        CXCursor d = clang_getCursorReferenced(e);
+        if (kind_of(d) == CXCursor_EnumConstantDecl)
+            return clang_getEnumConstantDeclValue(d) >= 0;
+        for (int i = 0; i < b->block_vars.len; i++) {
+            const BlockVar *bv = b->block_vars.items[i];
+            if (clang_equalCursors(bv->var, d))
+                return bv->loop->step_is_const && bv->loop->step_const > 0 && !bv->loop->descending &&
+                       const_at_least_zero(bv->loop->lo);
+        }
+        return false;
+    }
+    Children ch = children_of(e);
+    if (k != CXCursor_BinaryOperator || ch.n != 2)
+        return false;
+    switch (clang_getCursorBinaryOperatorKind(e)) {
+    case CXBinaryOperator_Add:
+    case CXBinaryOperator_Mul:
+    case CXBinaryOperator_Div:
+        return nonnegative(b, ch.items[0]) && nonnegative(b, ch.items[1]);
+    default:
+        return false;
+    }
+}
+
 /* ---- tile operations ---- */
 
 typedef struct OpBuild {
@@ -301,6 +346,7 @@ static bool build_move(OpBuild *ob, bool load)
         }
     }
     op->c0_aligned = multiple_of(ob->b, ob->args.items[vector ? 2 : 3], 16 / (t->elem.size ? t->elem.size : 1));
+    op->origin_nonneg = nonnegative(ob->b, ob->args.items[2]) && (vector || nonnegative(ob->b, ob->args.items[3]));
     return true;
 }
 

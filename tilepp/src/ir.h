@@ -162,6 +162,8 @@ typedef struct IrTileOp {
     IrMatrix mat;          /* LOAD: the source; STORE: the destination */
     char *r0, *c0;         /* LOAD/STORE: the tile's origin in the matrix (C text) */
     bool c0_aligned;       /* LOAD: c0 is always a multiple of 16 bytes' worth of elements */
+    bool origin_nonneg;    /* LOAD/STORE: r0 and c0 are never negative (the window never starts before
+                              the matrix), as far as tilepp can tell */
     char *rows, *cols;     /* LOAD/STORE: the matrix's extent (C text); NULL: 4-argument form */
     char *value;           /* FILL: the value (C text) */
     IrBuffer *a, *b, *c;   /* GEMM */

@@ -122,8 +122,9 @@ Plan *lower_module(const IrModule *m);
 GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs);
 const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf);
 /* Whether a tile_load copies asynchronously (cp.async, or TMA on sm_90a): a
- * 2-D shared tile of the matrix's element type. Other loads convert element
- * by element through registers. */
+ * 2-D shared tile of the matrix's element type, at an origin that is never
+ * negative. Other loads go element by element through registers, converting
+ * and reading 0 before and past the matrix. */
 bool tile_load_is_async(const IrTileOp *op);
 /* Registers a thread spends on fragment t: the 2-D accumulator layout, or
  * a 1-D fragment spread element by element over the block's threads. */

@@ -152,8 +152,8 @@ static const IrTileOp *mainloop_gemm(const IrPipelined *pipe, const char **why)
             *why = "the pipelined loop holds more than tile loads followed by one product of shared tiles";
             return NULL;
         } else if (!tile_load_is_async(op)) {
-            *why = "a load in the pipelined loop converts elements or fills a 1-D tile, where TMA copies 2-D tiles "
-                   "as they are";
+            *why = "a load in the pipelined loop converts elements, fills a 1-D tile or may start before its "
+                   "matrix, where TMA copies 2-D tiles as they are";
             return NULL;
         }
     }

@@ -27,7 +27,7 @@ bool tile_load_is_async(const IrTileOp *op)
 {
     const IrBuffer *t = op->dst, *m = op->mat.buf;
     return op->kind == TILE_LOAD && t->space == SPACE_SHARED && t->rank == 2 && t->elem.kind == m->elem.kind &&
-           t->elem.size == m->elem.size;
+           t->elem.size == m->elem.size && op->origin_nonneg;
 }
 
 long long fragment_values_per_thread(const IrBuffer *t, int threads)
