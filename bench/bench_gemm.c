@@ -46,7 +46,7 @@ WRAP(gemm_64x64x32_s2_t128, half)
 WRAP(gemm_128x128x32_s3_t128, half)
 WRAP(gemm_128x128x32_s3_t128_nosw, half)
 WRAP(gemm_128x128x32_s4_t256, half)
-WRAP(gemm_128x128x64_s3_t256, half)
+WRAP(gemm_128x128x64_s3_t128, half)
 WRAP(gemm_128x256x32_s3_t256, half)
 WRAP(gemm_256x128x32_s3_t256, half)
 WRAP(gemm_128x256x64_s3_t256, half)
@@ -54,7 +54,7 @@ WRAP(gemm_bf16_64x64x32_s2_t128, bfloat16)
 WRAP(gemm_bf16_128x128x32_s3_t128, bfloat16)
 WRAP(gemm_bf16_128x128x32_s3_t128_nosw, bfloat16)
 WRAP(gemm_bf16_128x128x32_s4_t256, bfloat16)
-WRAP(gemm_bf16_128x128x64_s3_t256, bfloat16)
+WRAP(gemm_bf16_128x128x64_s3_t128, bfloat16)
 WRAP(gemm_bf16_128x256x32_s3_t256, bfloat16)
 WRAP(gemm_bf16_256x128x32_s3_t256, bfloat16)
 WRAP(gemm_bf16_128x256x64_s3_t256, bfloat16)
@@ -81,12 +81,12 @@ typedef struct {
 static const precision precisions[] = {
     {"fp16", CUDA_R_16F, 0x1p-10, K_(gemm),
      {K_(gemm_64x64x32_s2_t128), K_(gemm_128x128x32_s3_t128), K_(gemm_128x128x32_s3_t128_nosw),
-      K_(gemm_128x128x32_s4_t256), K_(gemm_128x128x64_s3_t256), K_(gemm_128x256x32_s3_t256),
+      K_(gemm_128x128x32_s4_t256), K_(gemm_128x128x64_s3_t128), K_(gemm_128x256x32_s3_t256),
       K_(gemm_256x128x32_s3_t256), K_(gemm_128x256x64_s3_t256)}},
     {"bf16", CUDA_R_16BF, 0x1p-7, K_(gemm_bf16_128x128x32_s3_t128),
      {K_(gemm_bf16_64x64x32_s2_t128), K_(gemm_bf16_128x128x32_s3_t128),
       K_(gemm_bf16_128x128x32_s3_t128_nosw), K_(gemm_bf16_128x128x32_s4_t256),
-      K_(gemm_bf16_128x128x64_s3_t256), K_(gemm_bf16_128x256x32_s3_t256),
+      K_(gemm_bf16_128x128x64_s3_t128), K_(gemm_bf16_128x256x32_s3_t256),
       K_(gemm_bf16_256x128x32_s3_t256), K_(gemm_bf16_128x256x64_s3_t256)}},
 };
 

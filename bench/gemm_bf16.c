@@ -98,10 +98,10 @@ void gemm_bf16_128x128x32_s4_t256(int M, int N, int K, const bfloat16 A[M][K], c
         }
 }
 
-/* A deeper k-tile: 8 warps of 64 x 32, 3 stages.
- * Shared memory 3 x 32 KB = 96 KB; 64 accumulators per thread. */
-#pragma tile kernel threads(256)
-void gemm_bf16_128x128x64_s3_t256(int M, int N, int K, const bfloat16 A[M][K], const bfloat16 B[K][N], bfloat16 C[M][N])
+/* A deeper k-tile: 4 warps of 64 x 64, 3 stages; two blocks share an SM.
+ * Shared memory 3 x 32 KB = 96 KB; 128 accumulators per thread. */
+#pragma tile kernel threads(128)
+void gemm_bf16_128x128x64_s3_t128(int M, int N, int K, const bfloat16 A[M][K], const bfloat16 B[K][N], bfloat16 C[M][N])
 {
 #pragma tile grid swizzle(8)
     for (int by = 0; by < tile_cdiv(M, 128); by++)

@@ -105,10 +105,10 @@ void gemm_128x128x32_s4_t256(int M, int N, int K, const half A[M][K], const half
         }
 }
 
-/* A deeper k-tile: 8 warps of 64 x 32, 3 stages.
- * Shared memory 3 x 32 KB = 96 KB; 64 accumulators per thread. */
-#pragma tile kernel threads(256)
-void gemm_128x128x64_s3_t256(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
+/* A deeper k-tile: 4 warps of 64 x 64, 3 stages; two blocks share an SM.
+ * Shared memory 3 x 32 KB = 96 KB; 128 accumulators per thread. */
+#pragma tile kernel threads(128)
+void gemm_128x128x64_s3_t128(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
 {
 #pragma tile grid swizzle(8)
     for (int by = 0; by < tile_cdiv(M, 128); by++)

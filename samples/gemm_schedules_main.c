@@ -28,7 +28,7 @@
 typedef void gemm_cpu_fn(int M, int N, int K, const half A[M][K], const half B[K][N],
                          half C[M][N]);
 gemm_cpu_fn gemm_64x64x32_s2_t128, gemm_128x128x32_s3_t128, gemm_128x128x32_s3_t128_nosw,
-    gemm_128x128x32_s4_t256, gemm_128x128x64_s3_t256, gemm_128x256x32_s3_t256,
+    gemm_128x128x32_s4_t256, gemm_128x128x64_s3_t128, gemm_128x256x32_s3_t256,
     gemm_256x128x32_s3_t256, gemm_128x256x64_s3_t256;
 
 typedef cudaError_t (*gemm_gpu_fn)(int M, int N, int K, const half *A, const half *B, half *C);
@@ -50,7 +50,7 @@ static const config configs[] = {
     {"gemm_128x128x32_s3_t128_nosw", 128, 128, 32, 3, 128, 0, gemm_128x128x32_s3_t128_nosw,
      gemm_128x128x32_s3_t128_nosw_gpu},
     CONFIG(128, 128, 32, 4, 256, 8, ""),
-    CONFIG(128, 128, 64, 3, 256, 8, ""),
+    CONFIG(128, 128, 64, 3, 128, 8, ""),
     CONFIG(128, 256, 32, 3, 256, 4, ""),
     CONFIG(256, 128, 32, 3, 256, 4, ""),
     CONFIG(128, 256, 64, 3, 256, 4, ""),

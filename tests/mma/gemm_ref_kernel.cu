@@ -26,7 +26,7 @@
  *   MAINLOOP_MMA_FIRST wait, barrier, mma(i), copies for i+S-1, commit;
  *   MAINLOOP_PIPELINE  tile80::gemm_pipeline (fragments pipelined across the
  *                      barrier). */
-enum { MAINLOOP_BRIEF = 0, MAINLOOP_MMA_FIRST = 1, MAINLOOP_PIPELINE = 2 };
+enum { MAINLOOP_BRIEF = 0, MAINLOOP_MMA_FIRST = 1, MAINLOOP_PIPELINE = 2, MAINLOOP_WALK = 3 };
 
 /* One kernel configuration: block tile, warps, pipeline depth, L2 panel, the
  * blocks per SM that __launch_bounds__ asks registers for, the mainloop. */
@@ -39,7 +39,7 @@ struct gemm_config {
     static_assert(STAGES >= 2, "at least two stages");
     static void name(char *buf, size_t n)
     {
-        static const char *const loops[] = {"", " mma1st", " pipe"};
+        static const char *const loops[] = {"", " mma1st", " pipe", " walk"};
         snprintf(buf, n, "%dx%dx%d w%dx%d t%d s%d p%d%s%s", BM, BN, BK, WARPS_M, WARPS_N, THREADS, STAGES, PANEL,
                  MIN_BLOCKS > 1 ? " b2" : "", loops[MAINLOOP]);
     }
@@ -89,7 +89,22 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     Cf.clear();
 
     const int KT = (K + BK - 1) / BK;
-    if constexpr (Cfg::MAINLOOP == MAINLOOP_PIPELINE) {
+    if constexpr (Cfg::MAINLOOP == MAINLOOP_WALK) {
+        /* gemm_pipeline, its copies walking precomputed addresses */
+        const tile80::copy_walk<THREADS, ALIGN, T, a_tile::rows, a_tile::cols> wa =
+            A_KMAJOR ? tile80::copy_walk<THREADS, ALIGN, T, a_tile::rows, a_tile::cols>(A, lda, m0, 0, 0, BK, M, K)
+                     : tile80::copy_walk<THREADS, ALIGN, T, a_tile::rows, a_tile::cols>(A, lda, 0, m0, BK, 0, K, M);
+        const tile80::copy_walk<THREADS, ALIGN, T, b_tile::rows, b_tile::cols> wb =
+            B_KMAJOR ? tile80::copy_walk<THREADS, ALIGN, T, b_tile::rows, b_tile::cols>(B, ldb, n0, 0, 0, BK, N, K)
+                     : tile80::copy_walk<THREADS, ALIGN, T, b_tile::rows, b_tile::cols>(B, ldb, 0, n0, BK, 0, K, N);
+        tile80::gemm_pipeline<S, A_KMAJOR, B_KMAJOR, T, BM, BN, BK, Cfg::WARPS_M, Cfg::WARPS_N>(
+            KT, As, Bs,
+            [&](int s, long long kt) {
+                wa.load(As(s), kt);
+                wb.load(Bs(s), kt);
+            },
+            Cf);
+    } else if constexpr (Cfg::MAINLOOP == MAINLOOP_PIPELINE) {
         tile80::gemm_pipeline<S, A_KMAJOR, B_KMAJOR, T, BM, BN, BK, Cfg::WARPS_M, Cfg::WARPS_N>(
             KT, As, Bs, [&](int s, long long kt) { load_stage(s, (int)kt); }, Cf);
     } else {

@@ -164,7 +164,7 @@ static void bench_config(context &ctx, problem<T> &p, int n, double ref_ms, bool
 }
 
 /* BM x BN x BK, warps M x N, stages, panel, min blocks per SM, mainloop */
-enum { BRIEF = MAINLOOP_BRIEF, MMA1ST = MAINLOOP_MMA_FIRST, PIPE = MAINLOOP_PIPELINE };
+enum { BRIEF = MAINLOOP_BRIEF, MMA1ST = MAINLOOP_MMA_FIRST, PIPE = MAINLOOP_PIPELINE, WALK = MAINLOOP_WALK };
 template <typename... Cfgs> struct config_list {
 };
 typedef config_list<
@@ -179,7 +179,9 @@ typedef config_list<
     gemm_config<128, 128, 64, 2, 2, 3, 8, 1, PIPE>, gemm_config<128, 256, 64, 2, 4, 3, 8, 1, PIPE>,
     gemm_config<128, 256, 64, 2, 4, 4, 8, 1, PIPE>, gemm_config<128, 256, 32, 2, 4, 4>,
     gemm_config<128, 256, 32, 2, 4, 3, 8, 1, PIPE>, gemm_config<128, 256, 32, 2, 4, 4, 8, 1, PIPE>,
-    gemm_config<256, 128, 32, 4, 2, 4, 8, 1, PIPE>>
+    gemm_config<256, 128, 32, 4, 2, 4, 8, 1, PIPE>, gemm_config<128, 256, 32, 2, 4, 4, 8, 1, WALK>,
+    gemm_config<128, 256, 32, 2, 4, 3, 8, 1, WALK>, gemm_config<128, 256, 64, 2, 4, 3, 8, 1, WALK>,
+    gemm_config<128, 128, 64, 2, 2, 3, 8, 1, WALK>, gemm_config<128, 128, 32, 2, 2, 4, 8, 1, WALK>>
     fp16_nn_configs;
 /* in every layout and in bf16 too */
 typedef config_list<gemm_config<128, 128, 64, 2, 2, 3>, gemm_config<128, 256, 64, 2, 4, 3, 8, 1, PIPE>> layout_configs;
