@@ -25,7 +25,10 @@
  *                      primitives in the order the translator emits them;
  *   MAINLOOP_MMA_FIRST wait, barrier, mma(i), copies for i+S-1, commit;
  *   MAINLOOP_PIPELINE  tile80::gemm_pipeline (fragments pipelined across the
- *                      barrier). */
+ *                      barrier);
+ *   MAINLOOP_WALK      gemm_pipeline with the copies of tile80::copy_walk
+ *                      (addresses worked out once; the translator's own
+ *                      mainloop walks its copies the same way). */
 enum { MAINLOOP_BRIEF = 0, MAINLOOP_MMA_FIRST = 1, MAINLOOP_PIPELINE = 2, MAINLOOP_WALK = 3 };
 
 /* One kernel configuration: block tile, warps, pipeline depth, L2 panel, the
