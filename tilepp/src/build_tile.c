@@ -140,13 +140,45 @@ static void add_block_var(Builder *b, CXCursor var, const IrLoop *loop)
     vec_push(&b->block_vars, bv);
 }
 
-static bool const_multiple(const char *text, long long m)
+/* A constant written as text (a loop's lower bound), e.g. "0" or "(32)". */
+static bool const_text(const char *text, long long *v)
 {
     char *end;
-    long long v = strtoll(text, &end, 0);
+    *v = strtoll(text, &end, 0);
     while (*end == ' ' || *end == '(' || *end == ')')
         end++;
-    return *text && !*end && v % m == 0;
+    return *text && !*end;
+}
+
+/* A leaf of an index expression as tilepp sees it: a constant, or a block
+ * or pipeline loop variable (lo + t * step), or neither. */
+typedef struct Leaf {
+    enum { LEAF_OTHER, LEAF_CONST, LEAF_LOOP } kind;
+    long long value;    /* LEAF_CONST */
+    const IrLoop *loop; /* LEAF_LOOP */
+} Leaf;
+
+static Leaf leaf_of(Builder *b, CXCursor e)
+{
+    Leaf leaf = {LEAF_OTHER, 0, NULL};
+    if (kind_of(e) != CXCursor_DeclRefExpr) {
+        if (const_int(e, &leaf.value))
+            leaf.kind = LEAF_CONST;
+        return leaf;
+    }
+    CXCursor d = clang_getCursorReferenced(e);
+    if (kind_of(d) == CXCursor_EnumConstantDecl) {
+        leaf.kind = LEAF_CONST;
+        leaf.value = clang_getEnumConstantDeclValue(d);
+    }
+    for (int i = 0; i < b->block_vars.len; i++) {
+        const BlockVar *bv = b->block_vars.items[i];
+        if (clang_equalCursors(bv->var, d)) {
+            leaf.kind = LEAF_LOOP;
+            leaf.loop = bv->loop;
+        }
+    }
+    return leaf;
 }
 
 /* Is the expression a multiple of m for every value it takes? Seen through
@@ -155,23 +187,15 @@ static bool const_multiple(const char *text, long long m)
 static bool multiple_of(Builder *b, CXCursor e, long long m)
 {
     e = strip(e);
-    long long v;
-    enum CXCursorKind k = kind_of(e);
-    if (k != CXCursor_DeclRefExpr && const_int(e, &v))
-        return v % m == 0;
-    if (k == CXCursor_DeclRefExpr) {
-        CXCursor d = clang_getCursorReferenced(e);
-        if (kind_of(d) == CXCursor_EnumConstantDecl)
-            return clang_getEnumConstantDeclValue(d) % m == 0;
-        for (int i = 0; i < b->block_vars.len; i++) {
-            const BlockVar *bv = b->block_vars.items[i];
-            if (clang_equalCursors(bv->var, d))
-                return bv->loop->step_is_const && bv->loop->step_const % m == 0 && const_multiple(bv->loop->lo, m);
-        }
-        return false;
-    }
+    Leaf leaf = leaf_of(b, e);
+    long long lo;
+    if (leaf.kind == LEAF_CONST)
+        return leaf.value % m == 0;
+    if (leaf.kind == LEAF_LOOP)
+        return leaf.loop->step_is_const && leaf.loop->step_const % m == 0 && const_text(leaf.loop->lo, &lo) &&
+               lo % m == 0;
     Children ch = children_of(e);
-    if (k != CXCursor_BinaryOperator || ch.n != 2)
+    if (kind_of(e) != CXCursor_BinaryOperator || ch.n != 2)
         return false;
     switch (clang_getCursorBinaryOperatorKind(e)) {
     case CXBinaryOperator_Add:
@@ -184,15 +208,6 @@ static bool multiple_of(Builder *b, CXCursor e, long long m)
     }
 }
 
-static bool const_at_least_zero(const char *text)
-{
-    char *end;
-    long long v = strtoll(text, &end, 0);
-    while (*end == ' ' || *end == '(' || *end == ')')
-        end++;
-    return *text && !*end && v >= 0;
-}
-
 /* Is the expression >= 0 for every value it takes? Seen through sums,
  * products and quotients of such, constants and block or pipeline loop
  * variables that start at a constant >= 0 and count up. False when it
@@ -200,24 +215,15 @@ static bool const_at_least_zero(const char *text)
 static bool nonnegative(Builder *b, CXCursor e)
 {
     e = strip(e);
-    long long v;
-    enum CXCursorKind k = kind_of(e);
-    if (k != CXCursor_DeclRefExpr && const_int(e, &v))
-        return v >= 0;
-    if (k == CXCursor_DeclRefExpr) {
-        CXCursor d = clang_getCursorReferenced(e);
-        if (kind_of(d) == CXCursor_EnumConstantDecl)
-            return clang_getEnumConstantDeclValue(d) >= 0;
-        for (int i = 0; i < b->block_vars.len; i++) {
-            const BlockVar *bv = b->block_vars.items[i];
-            if (clang_equalCursors(bv->var, d))
-                return bv->loop->step_is_const && bv->loop->step_const > 0 && !bv->loop->descending &&
-                       const_at_least_zero(bv->loop->lo);
-        }
-        return false;
-    }
+    Leaf leaf = leaf_of(b, e);
+    long long lo;
+    if (leaf.kind == LEAF_CONST)
+        return leaf.value >= 0;
+    if (leaf.kind == LEAF_LOOP)
+        return leaf.loop->step_is_const && leaf.loop->step_const > 0 && !leaf.loop->descending &&
+               const_text(leaf.loop->lo, &lo) && lo >= 0;
     Children ch = children_of(e);
-    if (k != CXCursor_BinaryOperator || ch.n != 2)
+    if (kind_of(e) != CXCursor_BinaryOperator || ch.n != 2)
         return false;
     switch (clang_getCursorBinaryOperatorKind(e)) {
     case CXBinaryOperator_Add:
