@@ -190,11 +190,9 @@ static void put_copy(Block *bl, const IrTileOp *op, const char *indent)
         putf(o, "%s}\n%s__syncthreads();\n", indent, indent);
     } else if (d->space == SPACE_SHARED) { /* shared to shared: between barriers */
         putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_s = %s;\n", indent, indent, indent, staged(bl, s));
-        putf(o,
-             "%s    tile80::for_each_shared<%d>(%s, [&](%s &tile_e, int tile_r, int tile_c) { tile_e = "
-             "(%s)tile_s(tile_r, "
-             "tile_c); });\n",
-             indent, bl->k->threads, staged(bl, d), elem(d), elem(d));
+        const char *assign = aprintf("tile_e = (%s)tile_s(tile_r, tile_c);", elem(d));
+        putf(o, "%s    tile80::for_each_shared<%d>(%s, [&](%s &tile_e, int tile_r, int tile_c) { %s });\n", indent,
+             bl->k->threads, staged(bl, d), elem(d), assign);
         putf(o, "%s}\n%s__syncthreads();\n", indent, indent);
     } else { /* from shared memory */
         putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_s = %s;\n", indent, indent, indent, staged(bl, s));
