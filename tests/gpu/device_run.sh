@@ -5,7 +5,8 @@
 #   tests/gpu/device_run.sh BIN_DIR OUT_DIR
 #
 # Runs the GPU test programs, the samples, compute-sanitizer's memcheck over
-# two of the tests, the SASS landmarks of the generated kernels and the
+# three of the tests (and racecheck over tile_ops_test, whose element-wise
+# operations place their own barriers), the SASS landmarks of the generated kernels and the
 # benchmarks found in BIN_DIR; writes one log per step into OUT_DIR and prints
 # a summary. NO_MEMCHECK=1 skips the memory checker. (Runs the programs directly, not through ctest, so only the
 # folder of programs has to travel.)
