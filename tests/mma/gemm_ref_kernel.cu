@@ -26,9 +26,9 @@
  *   MAINLOOP_MMA_FIRST wait, barrier, mma(i), copies for i+S-1, commit;
  *   MAINLOOP_PIPELINE  tile80::gemm_pipeline (fragments pipelined across the
  *                      barrier);
- *   MAINLOOP_WALK      gemm_pipeline with the copies of tile80::copy_walk
- *                      (addresses worked out once; the translator's own
- *                      mainloop walks its copies the same way). */
+ *   MAINLOOP_WALK      gemm_pipeline with its copies through tile80::copier
+ *                      (each thread's part of the addresses worked out once,
+ *                      as in the translator's own mainloop). */
 enum { MAINLOOP_BRIEF = 0, MAINLOOP_MMA_FIRST = 1, MAINLOOP_PIPELINE = 2, MAINLOOP_WALK = 3 };
 
 /* One kernel configuration: block tile, warps, pipeline depth, L2 panel, the
@@ -93,18 +93,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     const int KT = (K + BK - 1) / BK;
     if constexpr (Cfg::MAINLOOP == MAINLOOP_WALK) {
-        /* gemm_pipeline, its copies walking precomputed addresses */
-        const tile80::copy_walk<THREADS, ALIGN, T, a_tile::rows, a_tile::cols> wa =
-            A_KMAJOR ? tile80::copy_walk<THREADS, ALIGN, T, a_tile::rows, a_tile::cols>(A, lda, m0, 0, 0, BK, M, K)
-                     : tile80::copy_walk<THREADS, ALIGN, T, a_tile::rows, a_tile::cols>(A, lda, 0, m0, BK, 0, K, M);
-        const tile80::copy_walk<THREADS, ALIGN, T, b_tile::rows, b_tile::cols> wb =
-            B_KMAJOR ? tile80::copy_walk<THREADS, ALIGN, T, b_tile::rows, b_tile::cols>(B, ldb, n0, 0, 0, BK, N, K)
-                     : tile80::copy_walk<THREADS, ALIGN, T, b_tile::rows, b_tile::cols>(B, ldb, 0, n0, BK, 0, K, N);
+        /* gemm_pipeline, its copies through tile80::copier */
+        const tile80::copier<THREADS, ALIGN, T, a_tile::rows, a_tile::cols> ca(A, lda);
+        const tile80::copier<THREADS, ALIGN, T, b_tile::rows, b_tile::cols> cb(B, ldb);
         tile80::gemm_pipeline<S, A_KMAJOR, B_KMAJOR, T, BM, BN, BK, Cfg::WARPS_M, Cfg::WARPS_N>(
             KT, As, Bs,
             [&](int s, long long kt) {
-                wa.load(As(s), kt);
-                wb.load(Bs(s), kt);
+                const long long k0 = kt * BK;
+                if constexpr (A_KMAJOR)
+                    ca.load(As(s), A, lda, m0, k0, M, K);
+                else
+                    ca.load(As(s), A, lda, k0, m0, K, M);
+                if constexpr (B_KMAJOR)
+                    cb.load(Bs(s), B, ldb, n0, k0, N, K);
+                else
+                    cb.load(Bs(s), B, ldb, k0, n0, K, N);
             },
             Cf);
     } else if constexpr (Cfg::MAINLOOP == MAINLOOP_PIPELINE) {

@@ -307,37 +307,36 @@ __device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T
     }
 }
 
-/* The copies of one operand as a pipelined loop walks its matrix: tile i
- * of the walk starts at (r0 + i * dr, c0 + i * dc). This thread's source
- * pointer and shared offset are worked out once, so a tile that lies inside
- * the matrix costs one add per 16-byte copy; other tiles (at the edges, or
- * with ALIGN = 0) go through load_async. */
-template <int THREADS, int ALIGN, typename T, int ROWS, int COLS> struct copy_walk {
+/* The copies of a tile that a loop loads again and again from one matrix
+ * (same pointer and leading dimension, any origin): this thread's part of
+ * the address — its chunk's row and column in the tile, and where the chunk
+ * goes in shared memory — worked out once, before the loop. A tile inside
+ * the matrix then costs one multiply-add for the origin and one add per
+ * 16-byte copy; other tiles (at the edges, or with ALIGN = 0) go through
+ * load_async. Three registers a thread. */
+template <int THREADS, int ALIGN, typename T, int ROWS, int COLS> struct copier {
     typedef smem_tile<T, ROWS, COLS> tile;
     static constexpr int CPR = tile::CHUNKS_PER_ROW, CHUNKS = ROWS * CPR;
     static constexpr bool FAST = ALIGN == 16 && THREADS % CPR == 0 && CHUNKS % THREADS == 0;
     static constexpr int RSTEP = THREADS / CPR, ITERS = CHUNKS / THREADS;
 
-    const T *src;
-    long long ld, r0, c0, dr, dc, rows, cols;
-    const T *g;    /* this thread's first chunk of tile 0 */
-    uint32_t soff; /* ... and its place in a stage */
+    const T *g;    /* src + this thread's chunk at origin (0, 0) */
+    uint32_t soff; /* ... and its place in the tile */
 
-    __device__ __forceinline__ copy_walk(const T *src_, long long ld_, long long r0_, long long c0_, long long dr_,
-                                         long long dc_, long long rows_, long long cols_)
-        : src(src_), ld(ld_), r0(r0_), c0(c0_), dr(dr_), dc(dc_), rows(rows_), cols(cols_)
+    __device__ __forceinline__ copier(const T *src, long long ld)
     {
         const int r = (int)threadIdx.x / CPR, c = (int)threadIdx.x % CPR;
-        g = src + (r0 + r) * ld + c0 + c * tile::ELEMS_PER_CHUNK;
+        g = src + r * ld + c * tile::ELEMS_PER_CHUNK;
         soff = tile::chunk_offset(r, c);
     }
 
-    __device__ __forceinline__ void load(tile dst, long long i) const
+    /* load_async(dst, src, ld, r0, c0, rows, cols) for this copier's matrix. */
+    __device__ __forceinline__ void load(tile dst, const T *src, long long ld, long long r0, long long c0,
+                                         long long rows, long long cols) const
     {
-        const long long r = r0 + i * dr, c = c0 + i * dc;
         if constexpr (FAST) {
-            if (r >= 0 && c >= 0 && r + ROWS <= rows && c + COLS <= cols) {
-                const T *p = g + i * (dr * ld + dc);
+            if (r0 >= 0 && c0 >= 0 && r0 + ROWS <= rows && c0 + COLS <= cols) {
+                const T *p = g + r0 * ld + c0;
                 const uint32_t d = ptx::smem_addr(dst.ptr) + soff;
 #pragma unroll
                 for (int k = 0; k < ITERS; k++) {
@@ -352,7 +351,7 @@ template <int THREADS, int ALIGN, typename T, int ROWS, int COLS> struct copy_wa
                 return;
             }
         }
-        load_async<THREADS, ALIGN>(dst, src, ld, r, c, rows, cols);
+        load_async<THREADS, ALIGN>(dst, src, ld, r0, c0, rows, cols);
     }
 };
 

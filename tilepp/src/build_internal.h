@@ -21,9 +21,8 @@ typedef struct Builder {
     Vec kernel_locals; /* CXCursor*: VarDecls at kernel level */
     IrParallel *par;
     CXCursor loop_vars[IR_MAX_NEST];
-    Vec used_pragmas;  /* const Pragma* the builder has honoured */
-    Vec block_vars;    /* BlockVar*: loop variables of the grid and pipeline being built */
-    CXCursor pipe_var; /* the variable of the pipelined loop being built; a null cursor outside one */
+    Vec used_pragmas; /* const Pragma* the builder has honoured */
+    Vec block_vars;   /* BlockVar*: loop variables of the grid and pipeline being built */
 } Builder;
 
 /* A loop variable of a grid block: its values are lo + t * step. */

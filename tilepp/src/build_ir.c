@@ -336,7 +336,7 @@ static void refuse_unimplemented(Builder *b)
 
 IrModule *build_ir(FrontEnd *fe)
 {
-    Builder b = {.fe = fe, .pipe_var = clang_getNullCursor()};
+    Builder b = {.fe = fe};
     b.m = ir_module_new(fe->path);
     int errors = diag_error_count();
     for (int i = 0; i < fe->attached.len; i++) {

@@ -235,46 +235,6 @@ static bool nonnegative(Builder *b, CXCursor e)
     }
 }
 
-static bool mentions_var(CXCursor e, CXCursor var)
-{
-    e = strip(e);
-    if (kind_of(e) == CXCursor_DeclRefExpr)
-        return clang_equalCursors(clang_getCursorReferenced(e), var);
-    Children ch = children_of(e);
-    for (int i = 0; i < ch.n; i++)
-        if (mentions_var(ch.items[i], var))
-            return true;
-    return false;
-}
-
-/* Is the expression affine in `var` (a sum of terms, each free of var or
- * var times a factor free of it)? Everything else in a pipelined loop's
- * loads is the same in every iteration. False when it cannot tell. */
-static bool affine_in(CXCursor e, CXCursor var)
-{
-    e = strip(e);
-    if (!mentions_var(e, var))
-        return true;
-    enum CXCursorKind k = kind_of(e);
-    if (k == CXCursor_DeclRefExpr)
-        return true; /* var itself */
-    Children ch = children_of(e);
-    if (k == CXCursor_UnaryOperator && ch.n == 1 && clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_Minus)
-        return affine_in(ch.items[0], var);
-    if (k != CXCursor_BinaryOperator || ch.n != 2)
-        return false;
-    switch (clang_getCursorBinaryOperatorKind(e)) {
-    case CXBinaryOperator_Add:
-    case CXBinaryOperator_Sub:
-        return affine_in(ch.items[0], var) && affine_in(ch.items[1], var);
-    case CXBinaryOperator_Mul:
-        return (!mentions_var(ch.items[0], var) && affine_in(ch.items[1], var)) ||
-               (!mentions_var(ch.items[1], var) && affine_in(ch.items[0], var));
-    default:
-        return false;
-    }
-}
-
 /* ---- tile operations ---- */
 
 typedef struct OpBuild {
@@ -393,9 +353,6 @@ static bool build_move(OpBuild *ob, bool load)
     }
     op->c0_aligned = multiple_of(ob->b, ob->args.items[vector ? 2 : 3], 16 / (t->elem.size ? t->elem.size : 1));
     op->origin_nonneg = nonnegative(ob->b, ob->args.items[2]) && (vector || nonnegative(ob->b, ob->args.items[3]));
-    CXCursor pv = ob->b->pipe_var;
-    op->origin_affine =
-        !clang_Cursor_isNull(pv) && affine_in(ob->args.items[2], pv) && (vector || affine_in(ob->args.items[3], pv));
     return true;
 }
 
@@ -528,10 +485,7 @@ static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragm
     if (!canonical_loop(b, loop, &pipe->loop, &var, &body))
         return NULL;
     add_block_var(b, var, &pipe->loop);
-    b->pipe_var = var;
-    bool built = build_block_stmts(b, g, body, &pipe->body, true);
-    b->pipe_var = clang_getNullCursor();
-    if (!built)
+    if (!build_block_stmts(b, g, body, &pipe->body, true))
         return NULL;
     /* The pipeline overlaps the loads of later iterations with the work of
      * this one: the loads must come first, and fill shared tiles only (which

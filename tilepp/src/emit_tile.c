@@ -247,51 +247,37 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
 
 /* ---- pipelined loops ---- */
 
-/* A load whose origin moves by the same step in each iteration walks the
- * matrix with tile80::copy_walk: its addresses are worked out once, before
- * the loop. */
-static bool walks(const IrTileOp *op) { return tile_load_is_async(op) && op->origin_affine; }
-
-static char *walk_type(const Block *bl, const IrTileOp *op)
+/* The asynchronous loads of a pipelined loop read one matrix each time:
+ * a tile80::copier (tile_c<n>) works out each thread's part of the
+ * addresses once, before the loop. */
+static void put_copiers(Block *bl, const IrPipelined *pipe, const char *in)
 {
-    const IrBuffer *t = op->dst;
-    return aprintf("tile80::copy_walk<%d, %s, %s, %lld, %lld>", bl->k->threads,
-                   bl->gp->align_variants ? "TILE_ALIGN" : "0", elem(t), t->dims[0], t->dims[1]);
-}
-
-/* tile_w<n>: the origin at iterations 0 and 1 gives the start and the step. */
-static void put_walks(Block *bl, const IrPipelined *pipe, const char *in)
-{
-    Out *o = bl->o;
     for (int i = 0; i < pipe->body.len; i++) {
         const IrStmt *s = pipe->body.items[i];
-        if (s->kind != STMT_TILE_OP || s->op->kind != TILE_LOAD || !walks(s->op))
+        if (s->kind != STMT_TILE_OP || s->op->kind != TILE_LOAD || !tile_load_is_async(s->op))
             continue;
-        const IrTileOp *op = s->op;
-        MatrixRef m = matrix_ref(bl, op);
-        putf(o, "%sconst auto tile_w%d = [&] {\n%s    long long tile_r, tile_c;\n%s    {\n", in, i, in, in);
-        put_loop_var(o, &pipe->loop, "tile_pl", "0", aprintf("%s        ", in));
-        putf(o, "%s        tile_r = (long long)(%s);\n%s        tile_c = (long long)(%s);\n%s    }\n", in, op->r0, in,
-             op->c0, in);
-        put_loop_var(o, &pipe->loop, "tile_pl", "1", aprintf("%s    ", in));
-        putf(o,
-             "%s    return %s(%s, %s, tile_r, tile_c, (long long)(%s) - tile_r, (long long)(%s) - tile_c, %s, %s);\n"
-             "%s}();\n",
-             in, walk_type(bl, op), m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols, in);
+        const IrBuffer *t = s->op->dst;
+        MatrixRef m = matrix_ref(bl, s->op);
+        putf(bl->o, "%sconst tile80::copier<%d, %s, %s, %lld, %lld> tile_c%d(%s, %s);\n", in, bl->k->threads,
+             bl->gp->align_variants ? "TILE_ALIGN" : "0", elem(t), t->dims[0], t->dims[1], i, m.ptr, m.ld);
     }
 }
 
-/* The loads of iteration `iter` (C text) into the stage tile_stage. */
-static void put_pipe_loads(Block *bl, const IrPipelined *pipe, const char *iter, const char *indent)
+/* The loads of an iteration into the stage tile_stage. */
+static void put_pipe_loads(Block *bl, const IrPipelined *pipe, const char *indent)
 {
     for (int i = 0; i < pipe->body.len; i++) {
         const IrStmt *s = pipe->body.items[i];
         if (s->kind != STMT_TILE_OP || s->op->kind != TILE_LOAD)
             continue;
-        if (walks(s->op))
-            putf(bl->o, "%stile_w%d.load(%s, %s);\n", indent, i, staged(bl, s->op->dst), iter);
-        else
-            put_load(bl, s->op, indent);
+        const IrTileOp *op = s->op;
+        if (!tile_load_is_async(op)) {
+            put_load(bl, op, indent);
+            continue;
+        }
+        MatrixRef m = matrix_ref(bl, op);
+        putf(bl->o, "%stile_c%d.load(%s, %s, %s, (long long)(%s), (long long)(%s), %s, %s);\n", indent, i,
+             staged(bl, op->dst), m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
     }
 }
 
@@ -319,12 +305,12 @@ static void put_pipelined(Block *bl, const IrPipelined *pipe)
          "        const tile_loop tile_pl = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",
          l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
     bl->stage = "tile_stage";
-    put_walks(bl, pipe, "        ");
+    put_copiers(bl, pipe, "        ");
     if (stages == 1) {
         put(o, "        for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
         put(o, "            __syncthreads();\n");
         put_loop_var(bl->o, l, "tile_pl", "tile_i", "            ");
-        put_pipe_loads(bl, pipe, "tile_i", "            ");
+        put_pipe_loads(bl, pipe, "            ");
         put(o, "            tile80::commit();\n            tile80::wait<0>();\n            __syncthreads();\n");
         put_pipe_compute(bl, pipe, "            ");
         put(o, "        }\n");
@@ -332,7 +318,7 @@ static void put_pipelined(Block *bl, const IrPipelined *pipe)
         putf(o, "        for (int tile_stage = 0; tile_stage < %d; tile_stage++) {\n", stages - 1);
         put(o, "            if (tile_stage < tile_pl.count) {\n");
         put_loop_var(bl->o, l, "tile_pl", "tile_stage", "                ");
-        put_pipe_loads(bl, pipe, "tile_stage", "                ");
+        put_pipe_loads(bl, pipe, "                ");
         put(o, "            }\n            tile80::commit();\n        }\n");
         /* the stages read and written next, counted round (no division) */
         putf(o, "        int tile_read = 0, tile_write = %d;\n", stages - 1);
@@ -343,7 +329,7 @@ static void put_pipelined(Block *bl, const IrPipelined *pipe)
         putf(o, "                tile_write = tile_write == %d ? 0 : tile_write + 1;\n", stages - 1);
         put(o, "                if (tile_next < tile_pl.count) {\n");
         put_loop_var(bl->o, l, "tile_pl", "tile_next", "                    ");
-        put_pipe_loads(bl, pipe, "tile_next", "                    ");
+        put_pipe_loads(bl, pipe, "                    ");
         put(o, "                }\n                tile80::commit();\n            }\n");
         put(o, "            const int tile_stage = tile_read;\n");
         putf(o, "            tile_read = tile_read == %d ? 0 : tile_read + 1;\n", stages - 1);

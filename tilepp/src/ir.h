@@ -164,8 +164,6 @@ typedef struct IrTileOp {
     bool c0_aligned;       /* LOAD: c0 is always a multiple of 16 bytes' worth of elements */
     bool origin_nonneg;    /* LOAD/STORE: r0 and c0 are never negative (the window never starts before
                               the matrix), as far as tilepp can tell */
-    bool origin_affine;    /* LOAD in a pipelined loop: r0 and c0 are affine in the loop's variable
-                              (its iterations walk the matrix in equal steps) */
     char *rows, *cols;     /* LOAD/STORE: the matrix's extent (C text); NULL: 4-argument form */
     char *value;           /* FILL: the value (C text) */
     IrBuffer *a, *b, *c;   /* GEMM */
