@@ -1068,6 +1068,17 @@ static void load_alignment(void **state)
 
 /* ---- build_tile: refusals ---- */
 
+/* Case i: `src` is refused with exactly one error, `message`. Resets the
+ * diagnostics for the next case. */
+static void expect_one_refusal(size_t i, const char *src, const char *message)
+{
+    assert_null(unit_lower(src));
+    if (diag_error_count() != 1 || strcmp(unit_diag_first_line(), message) != 0)
+        fail_msg("case %zu: expected one error\n%s\ngot:\n%s", i, message, unit_diag());
+    unit_teardown(NULL);
+    unit_setup(NULL);
+}
+
 static void tile_op_refusals(void **state)
 {
     (void)state;
@@ -1115,13 +1126,8 @@ static void tile_op_refusals(void **state)
          "unit_input.c:16:17: error: in a '#pragma tile grid' block this version of tilepp accepts tile "
          "declarations, tile operations, scalar declarations and one pipelined loop"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        assert_null(unit_lower(gemm_with_body(cases[i].body)));
-        if (diag_error_count() != 1 || strcmp(unit_diag_first_line(), cases[i].message) != 0)
-            fail_msg("case %zu: expected one error\n%s\ngot:\n%s", i, cases[i].message, unit_diag());
-        unit_teardown(NULL);
-        unit_setup(NULL);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_one_refusal(i, gemm_with_body(cases[i].body), cases[i].message);
 }
 
 static void clause_ranges(void **state)
@@ -1186,12 +1192,7 @@ static void tile_decl_refusals(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *src = gemm_with_body(loads);
         const char *at = strstr(src, "            tile_clear(Cf);");
-        src = aprintf("%.*s%s\n%s", (int)(at - src), src, cases[i].decl, at);
-        assert_null(unit_lower(src));
-        if (diag_error_count() != 1 || strcmp(unit_diag_first_line(), cases[i].message) != 0)
-            fail_msg("case %zu: expected one error\n%s\ngot:\n%s", i, cases[i].message, unit_diag());
-        unit_teardown(NULL);
-        unit_setup(NULL);
+        expect_one_refusal(i, aprintf("%.*s%s\n%s", (int)(at - src), src, cases[i].decl, at), cases[i].message);
     }
 }
 
@@ -1333,14 +1334,9 @@ static void elementwise_refusals(void **state)
         {"            tile_copy(b, Cf);",
          "unit_input.c:16:13: error: tile_copy: 'b' and 'Cf' must be tiles of the same shape"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        assert_null(
-            unit_lower(elementwise_src("#pragma tile fragment\n            float b[64];", cases[i].before, "")));
-        if (diag_error_count() != 1 || strcmp(unit_diag_first_line(), cases[i].message) != 0)
-            fail_msg("case %zu: expected one error\n%s\ngot:\n%s", i, cases[i].message, unit_diag());
-        unit_teardown(NULL);
-        unit_setup(NULL);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_one_refusal(i, elementwise_src("#pragma tile fragment\n            float b[64];", cases[i].before, ""),
+                           cases[i].message);
 }
 
 int main(void)
