@@ -94,13 +94,14 @@ typedef struct GridPlan {
     int stmt_index;
     Vec shared; /* SharedPlan* */
     long long smem_bytes;
-    int warps_m, warps_n; /* how the warps share the block's fragments */
-    int min_blocks;       /* blocks per SM the register budget must allow (__launch_bounds__) */
-    bool align_variants;  /* two instantiations: 16-byte-aligned loads only, and any alignment */
-    Vec loads;            /* const IrTileOp*: the block's asynchronous tile loads (tile_load_is_async) */
-    Vec decls;            /* const IrStmt*: kernel-level declarations the block reads */
-    Sm90Plan *sm90;       /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
-    const char *sm90_why; /* when there is no sm_90a variant although 90a was asked for */
+    int warps_m, warps_n;      /* how the warps share the block's fragments */
+    long long fragment_values; /* registers a thread holds for the block's fragments */
+    int min_blocks;            /* blocks per SM the register budget must allow (__launch_bounds__) */
+    bool align_variants;       /* two instantiations: 16-byte-aligned loads only, and any alignment */
+    Vec loads;                 /* const IrTileOp*: the block's asynchronous tile loads (tile_load_is_async) */
+    Vec decls;                 /* const IrStmt*: kernel-level declarations the block reads */
+    Sm90Plan *sm90;            /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
+    const char *sm90_why;      /* when there is no sm_90a variant although 90a was asked for */
 } GridPlan;
 
 typedef struct KernelPlan {

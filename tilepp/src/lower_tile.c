@@ -190,6 +190,7 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
         if (t->rank == 2)
             lead = lead ? lead : t;
     }
+    gp->fragment_values = per_thread;
     long long budget = accum_budget(k->threads);
     if (per_thread > budget) {
         const IrBuffer *first = lead;
@@ -273,12 +274,7 @@ static void plan_decls(GridPlan *gp, const IrKernel *k)
  * registers more than the second block. */
 static void plan_occupancy(GridPlan *gp, const IrKernel *k, unsigned archs)
 {
-    long long per_thread = 0;
-    for (int i = 0; i < gp->grid->tiles.len; i++) {
-        const IrBuffer *t = gp->grid->tiles.items[i];
-        if (t->space == SPACE_FRAGMENT)
-            per_thread += fragment_values_per_thread(t, k->threads);
-    }
+    long long per_thread = gp->fragment_values;
     const char *arch;
     long long limit = smem_limit(archs, &arch);
     long long regs_two_blocks = 65536 / (2LL * k->threads);
