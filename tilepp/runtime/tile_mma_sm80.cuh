@@ -186,6 +186,34 @@ template <typename T, int ROWS, int COLS> __host__ __device__ constexpr int smem
     return smem_tile<T, ROWS, COLS>::bytes;
 }
 
+namespace detail
+{
+/* The 16-byte copies of a tile that lies inside its matrix, when the
+ * block's threads cover whole rows of chunks (THREADS a multiple of the
+ * chunks per row): each thread copies one column of chunks, every RSTEP-th
+ * row, from g (its first chunk in global memory) to sbase + soff (its first
+ * chunk in the stage) onwards. One running pointer, and shared offsets that
+ * differ by constants when RSTEP keeps the swizzle (a multiple of 8 rows). */
+template <int THREADS, typename Tile, typename T>
+__device__ __forceinline__ void copy_columns(uint32_t sbase, uint32_t soff, const T *g, long long ld)
+{
+    constexpr int CPR = Tile::CHUNKS_PER_ROW, CHUNKS = Tile::rows * CPR, RSTEP = THREADS / CPR;
+    constexpr int ITERS = (CHUNKS + THREADS - 1) / THREADS;
+    static_assert(THREADS % CPR == 0, "tile80::copy_columns: the threads cover whole rows of chunks");
+    const int tid = threadIdx.x;
+    const long long step = RSTEP * ld;
+#pragma unroll
+    for (int i = 0; i < ITERS; i++) {
+        if (CHUNKS % THREADS == 0 || tid + i * THREADS < CHUNKS) {
+            const uint32_t d = RSTEP % 8 == 0 ? sbase + soff + i * RSTEP * Tile::ROW_BYTES
+                                              : sbase + Tile::chunk_offset(tid / CPR + i * RSTEP, tid % CPR);
+            ptx::cp_async_16(d, g);
+        }
+        g += step;
+    }
+}
+} // namespace detail
+
 /* ---- asynchronous tile loads ----
  * Copies rows [r0, r0+ROWS) x cols [c0, c0+COLS) of the rows x cols row-major
  * matrix `src` (leading dimension ld) into dst; what lies outside the matrix
@@ -229,19 +257,9 @@ __device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T
             /* Each thread copies one column of chunks, every RSTEP-th row:
              * one running pointer, and shared offsets that differ by
              * constants when RSTEP keeps the swizzle (a multiple of 8 rows). */
-            constexpr int RSTEP = THREADS / CPR;
             const int r = tid / CPR, c = tid % CPR;
-            const T *g = src + (r0 + r) * ld + c0 + c * EPC;
-            const long long step = RSTEP * ld;
-#pragma unroll
-            for (int i = 0; i < ITERS; i++) {
-                if (EXACT || tid + i * THREADS < CHUNKS) {
-                    const uint32_t d = RSTEP % 8 == 0 ? sbase + tile::chunk_offset(r, c) + i * RSTEP * tile::ROW_BYTES
-                                                      : sbase + tile::chunk_offset(r + i * RSTEP, c);
-                    ptx::cp_async_16(d, g);
-                }
-                g += step;
-            }
+            detail::copy_columns<THREADS, tile>(sbase, tile::chunk_offset(r, c), src + (r0 + r) * ld + c0 + c * EPC,
+                                                ld);
         } else {
             const T *base = src + r0 * ld + c0;
 #pragma unroll
@@ -316,9 +334,8 @@ __device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T
  * load_async. Three registers a thread. */
 template <int THREADS, int ALIGN, typename T, int ROWS, int COLS> struct copier {
     typedef smem_tile<T, ROWS, COLS> tile;
-    static constexpr int CPR = tile::CHUNKS_PER_ROW, CHUNKS = ROWS * CPR;
-    static constexpr bool FAST = ALIGN == 16 && THREADS % CPR == 0 && CHUNKS % THREADS == 0;
-    static constexpr int RSTEP = THREADS / CPR, ITERS = CHUNKS / THREADS;
+    static constexpr int CPR = tile::CHUNKS_PER_ROW;
+    static constexpr bool FAST = ALIGN == 16 && THREADS % CPR == 0;
 
     const T *g;    /* src + this thread's chunk at origin (0, 0) */
     uint32_t soff; /* ... and its place in the tile */
@@ -336,18 +353,7 @@ template <int THREADS, int ALIGN, typename T, int ROWS, int COLS> struct copier 
     {
         if constexpr (FAST) {
             if (r0 >= 0 && c0 >= 0 && r0 + ROWS <= rows && c0 + COLS <= cols) {
-                const T *p = g + r0 * ld + c0;
-                const uint32_t d = ptx::smem_addr(dst.ptr) + soff;
-#pragma unroll
-                for (int k = 0; k < ITERS; k++) {
-                    if constexpr (RSTEP % 8 == 0)
-                        ptx::cp_async_16(d + k * RSTEP * tile::ROW_BYTES, p + k * RSTEP * ld);
-                    else
-                        ptx::cp_async_16(ptx::smem_addr(dst.ptr) +
-                                             tile::chunk_offset((int)threadIdx.x / CPR + k * RSTEP,
-                                                                (int)threadIdx.x % CPR),
-                                         p + k * RSTEP * ld);
-                }
+                detail::copy_columns<THREADS, tile>(ptx::smem_addr(dst.ptr), soff, g + r0 * ld + c0, ld);
                 return;
             }
         }
@@ -776,7 +782,7 @@ template <int THREADS, typename Tile, typename F> __device__ __forceinline__ voi
  * column 0: a window may start there). */
 template <typename TO, typename T>
 __device__ __forceinline__ TO read_or_zero(const T *m, long long ld, long long r, long long c, long long rows,
-                                          long long cols)
+                                           long long cols)
 {
     return r >= 0 && r < rows && c >= 0 && c < cols ? (TO)m[r * ld + c] : (TO)0;
 }
@@ -784,7 +790,7 @@ __device__ __forceinline__ TO read_or_zero(const T *m, long long ld, long long r
 /* Writes v, converted, to element (r, c) if it lies inside the matrix. */
 template <typename T, typename V>
 __device__ __forceinline__ void write_inside(T *m, long long ld, long long r, long long c, long long rows,
-                                            long long cols, V v)
+                                             long long cols, V v)
 {
     if (r >= 0 && r < rows && c >= 0 && c < cols)
         m[r * ld + c] = (T)v;
