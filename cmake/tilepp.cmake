@@ -257,6 +257,10 @@ function(tile_add_kernels target)
     set_property(TARGET ${objlib} PROPERTY POSITION_INDEPENDENT_CODE ON)
   endif()
   target_compile_options(${objlib} PRIVATE ${gencode} ${arg_CUDA_OPTIONS})
+  # tilepp's own tree holds the code it generates to nvcc's warnings.
+  if(TILEPP_GENERATED_WARNINGS_AS_ERRORS)
+    target_compile_options(${objlib} PRIVATE "SHELL:-Werror all-warnings")
+  endif()
   # Like the C compile of x.c: its own directory first, then the rest.
   target_include_directories(${objlib} PRIVATE
     ${source_dirs} "${out_dir}" "${tilepp_include_dir}" ${include_dirs})

@@ -8,7 +8,8 @@
  *   math_mix(n, x->host, y->host);                          // CPU reference
  *   gc_finish(&c, math_mix_gpu(n, x->dev, y->dev), "math_mix n=%d", n);
  *
- * For every output gc_finish checks that
+ * A case must declare at least one output (it fails otherwise: a case that
+ * compares nothing cannot fail). For every output gc_finish checks that
  *   - every element the C code writes was written (outputs start poisoned
  *     with 0xFF bytes, a NaN in every element type),
  *   - nothing before or after it was written (a guard of GC_GUARD elements
@@ -189,6 +190,11 @@ static inline int gc_finish(gc_case *c, cudaError_t launch, const char *label_fm
     va_end(ap);
 
     double worst = 0.0;
+    int outputs = 0;
+    for (int i = 0; i < c->nbufs; i++)
+        outputs += c->bufs[i].is_output;
+    if (outputs == 0) /* a case that compares nothing cannot fail: a test bug */
+        gc_fail(c, "the case declares no output to compare (gc_out)");
     cudaError_t sync = cudaDeviceSynchronize();
     if (launch != cudaSuccess)
         gc_fail(c, "launcher returned %s (%s)", cudaGetErrorName(launch), cudaGetErrorString(launch));

@@ -161,3 +161,28 @@ void exp_blur(int n, const float *x, float *t, float *y)
         y[i] = (left + t[i] + right) * (1.0f / 3.0f);
     }
 }
+
+/* A per-thread array (`#pragma tile local`) and a constant table, read both
+ * directly and through a helper (which becomes __host__ __device__): a
+ * 4-tap FIR filter over a clamped window. */
+static const float fir_taps[4] = {0.125f, 0.375f, 0.375f, 0.125f};
+
+static float tap(int k) { return fir_taps[k & 3]; }
+
+#pragma tile kernel threads(128)
+void fir4(int n, const float *x, float *y)
+{
+#pragma tile parallel
+    for (int i = 0; i < n; i++) {
+#pragma tile local
+        float window[4];
+        for (int k = 0; k < 4; k++) {
+            int j = i + k - 1;
+            window[k] = x[j < 0 ? 0 : j >= n ? n - 1 : j];
+        }
+        float acc = 0.0f;
+        for (int k = 0; k < 4; k++)
+            acc += tap(k) * window[k] + 0.0f * fir_taps[k];
+        y[i] = acc;
+    }
+}

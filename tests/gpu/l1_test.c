@@ -31,6 +31,7 @@ void fold_half(int n, const float *x, float *y);
 void sigmoid_gate(int n, const float *x, const float *gate, float *y);
 void clip_leaky(int n, const float *x, float *y);
 void exp_blur(int n, const float *x, float *t, float *y);
+void fir4(int n, const float *x, float *y);
 
 /* 1-D lengths: 1, odd and prime-ish sizes, one just past 2^20. */
 static const int lengths[] = {1, 7, 257, 1003, 65539, (1 << 20) + 5};
@@ -164,6 +165,15 @@ static void test_exp_blur(int n)
     gc_finish(&c, exp_blur_gpu(n, x->dev, t->dev, y->dev), "exp_blur n=%d", n);
 }
 
+static void test_fir4(int n)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, n, 0), *y = gc_out(&c, GC_F32, n, 0, TOL_F32);
+    fir4(n, x->host, y->host);
+    gc_finish(&c, fir4_gpu(n, x->dev, y->dev), "fir4 n=%d", n);
+}
+
 int main(void)
 {
     gc_require_gpu();
@@ -179,6 +189,7 @@ int main(void)
         test_sigmoid_gate(n);
         test_clip_leaky(n);
         test_exp_blur(n);
+        test_fir4(n);
     }
     test_fold_half(2); /* odd and even n, and n / 2 == 1 */
     for (int i = 0; i < NSHAPES2; i++) {

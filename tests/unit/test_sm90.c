@@ -189,6 +189,9 @@ static void reasons(void **state)
     (void)state;
     expect_reason(gemm(192, 64, 192, 32, 2, false, false, "half", NULL), /* 6 warps */
                   "threads() is not a whole number of 128-thread warpgroups");
+    /* 8 consumer warpgroups and the producer: more threads than a block may have */
+    expect_reason(gemm(1024, 128, 256, 64, 3, false, false, "float", NULL),
+                  "with its producer warpgroup a block would have 1152 threads, more than the 1024 CUDA allows");
     /* an extent the launcher cannot evaluate: it reads a grid variable */
     const char *src = gemm(128, 64, 64, 32, 2, false, false, "half", NULL);
     const char *from = "tile_load(As, A, by * BM_, k * BK_, M, K)";

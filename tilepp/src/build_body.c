@@ -24,10 +24,28 @@ typedef struct Walk {
 
 static void walk(Walk *w, CXCursor c, Use use);
 
+/* The file's text [begin, end) into code, with each `#pragma tile` line in
+ * it (a `local` the body honours as it stands) turned into a comment: CUDA
+ * would warn about a pragma it does not know. Line breaks stay where they
+ * are, so #line directives still count right. */
+static void add_source_text(Walk *w, unsigned begin, unsigned end)
+{
+    const FrontEnd *fe = w->b->fe;
+    for (int i = 0; i < fe->attached.len; i++) {
+        const Pragma *p = ((const Attached *)fe->attached.items[i])->pragma;
+        if (p->begin_offset < begin || p->begin_offset >= end)
+            continue;
+        ir_code_add_text(w->code, fe->text + begin, p->begin_offset - begin);
+        ir_code_add_text(w->code, "// ", 3);
+        begin = p->begin_offset;
+    }
+    ir_code_add_text(w->code, fe->text + begin, end - begin);
+}
+
 static void flush_text(Walk *w, unsigned upto)
 {
     if (w->code && upto > w->pos) {
-        ir_code_add_text(w->code, w->b->fe->text + w->pos, upto - w->pos);
+        add_source_text(w, w->pos, upto);
         w->pos = upto;
     }
 }
@@ -201,7 +219,9 @@ static void take_local_pragma(Walk *w, CXCursor decl)
     if (!a)
         return;
     use_pragma(w->b, a->pragma);
-    if (a->pragma->kind != PRAGMA_LOCAL) {
+    if (a->pragma->kind == PRAGMA_LOCAL)
+        vec_push(&w->b->par->inner_pragmas, (void *)a->pragma);
+    else {
         error_at(a->pragma->loc,
                  "'#pragma tile %s' inside a parallel loop: %s tiles belong to the thread blocks of a "
                  "'#pragma tile grid'",

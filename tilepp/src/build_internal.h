@@ -40,6 +40,9 @@ char *spelling(CXCursor c);
 ScalarKind scalar_kind(CXType t, int *size, bool *is_signed);
 IrType ir_type(CXType t);
 void use_pragma(Builder *b, const Pragma *p);
+/* A statement of the IR made from the source statement `src`, honouring
+ * pragma `p` (or NULL). */
+IrStmt *new_stmt(Builder *b, IrStmtKind kind, CXCursor src, const Pragma *p);
 bool pragma_used(const Builder *b, const Pragma *p);
 SrcLoc loc_of(Builder *b, CXCursor c);
 const IrParam *param_of(Builder *b, CXCursor decl);
@@ -65,6 +68,8 @@ bool bounds_mention_outer(Builder *b, CXCursor loop, int depth);
 
 /* build_ir.c */
 IrStmt *build_decl_stmt(Builder *b, CXCursor stmt);
+/* Reports pragma p, found `where` ("at the top level of a kernel"), as out of place. */
+void refuse_misplaced(Builder *b, const Pragma *p, const char *where);
 
 /* build_tile.c */
 IrGrid *build_grid(Builder *b, CXCursor loop, const Pragma *pragma);
@@ -77,5 +82,8 @@ IrTileOp *match_gemm_call(Builder *b, const Vec *tiles, CXCursor call);
 /* build_prelude.c */
 bool build_prelude(Builder *b);
 bool is_const_object(CXType t);
+/* Whether function fn, called at `user`, is defined in the main file (and
+ * so can become a device function); reports at `user` if not. */
+bool defined_here(Builder *b, CXCursor fn, CXCursor user);
 
 #endif

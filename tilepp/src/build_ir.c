@@ -159,9 +159,7 @@ static enum CXChildVisitResult scan_uses(CXCursor c, CXCursor parent, CXClientDa
 
 IrStmt *build_decl_stmt(Builder *b, CXCursor stmt)
 {
-    IrStmt *s = anew(sizeof *s);
-    s->kind = STMT_DECL;
-    s->loc = loc_of(b, stmt);
+    IrStmt *s = new_stmt(b, STMT_DECL, stmt, NULL);
     Children ch = children_of(stmt);
     for (int i = 0; i < ch.n; i++) {
         CXCursor var = ch.items[i];
@@ -211,6 +209,34 @@ static void use_pragmas_inside(Builder *b, CXCursor fn)
     }
 }
 
+void refuse_misplaced(Builder *b, const Pragma *p, const char *where)
+{
+    (void)b;
+    const char *kind = pragma_kind_name(p->kind);
+    switch (p->kind) {
+    case PRAGMA_PIPELINED:
+    case PRAGMA_SHARED:
+    case PRAGMA_FRAGMENT:
+    case PRAGMA_GEMM:
+        error_at(p->loc, "'#pragma tile %s' %s: it belongs inside the block of a '#pragma tile grid' loop", kind,
+                 where);
+        break;
+    case PRAGMA_LOCAL:
+        error_at(p->loc,
+                 "'#pragma tile local' %s: it declares a per-thread array, inside a '#pragma tile parallel' loop",
+                 where);
+        break;
+    case PRAGMA_GRID:
+        error_at(p->loc, "'#pragma tile grid' %s: grids go at the top level of a kernel and do not nest", where);
+        break;
+    case PRAGMA_PARALLEL:
+        error_at(p->loc, "'#pragma tile parallel' %s is not supported", where);
+        break;
+    default:
+        error_at(p->loc, "'#pragma tile %s' %s is not supported", kind, where);
+    }
+}
+
 static bool build_kernel_stmt(Builder *b, CXCursor stmt)
 {
     enum CXCursorKind k = kind_of(stmt);
@@ -220,9 +246,7 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
         IrParallel *par = build_parallel(b, stmt, a->pragma);
         if (!par)
             return false;
-        IrStmt *s = anew(sizeof *s);
-        s->kind = STMT_PARALLEL;
-        s->loc = par->loc;
+        IrStmt *s = new_stmt(b, STMT_PARALLEL, stmt, a->pragma);
         s->par = par;
         vec_push(&b->k->stmts, s);
         return true;
@@ -234,15 +258,16 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
             use_pragmas_inside(b, stmt); /* the block was not (wholly) looked at: no follow-on errors */
             return false;
         }
-        IrStmt *s = anew(sizeof *s);
-        s->kind = STMT_GRID;
-        s->loc = grid->loc;
+        IrStmt *s = new_stmt(b, STMT_GRID, stmt, a->pragma);
         s->grid = grid;
         vec_push(&b->k->stmts, s);
         return true;
     }
-    if (a)
-        return false; /* reported as an unimplemented pragma */
+    if (a) {
+        use_pragma(b, a->pragma);
+        refuse_misplaced(b, a->pragma, "at the top level of a kernel");
+        return false;
+    }
     if (k == CXCursor_DeclStmt) {
         IrStmt *s = build_decl_stmt(b, stmt);
         if (s)
@@ -263,6 +288,7 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
     k->name = spelling(fn);
     k->loc = loc_of(b, fn);
     k->threads = 256;
+    k->pragma = pragma;
     b->k = k;
     b->kernel_cursor = fn;
     b->kernel_locals = (Vec){0};
@@ -299,8 +325,14 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
         if (kind_of(ch.items[i]) == CXCursor_CompoundStmt)
             body = ch.items[i];
     Children stmts = children_of(body);
-    for (int i = 0; i < stmts.n; i++)
-        ok &= build_kernel_stmt(b, stmts.items[i]);
+    for (int i = 0; i < stmts.n; i++) {
+        int errors = diag_error_count();
+        bool built = build_kernel_stmt(b, stmts.items[i]);
+        if (!built && diag_error_count() == errors) /* a refusal must say why */
+            error_at(loc_of(b, stmts.items[i]), "internal error: this statement was refused without a reason "
+                                                "(please report this bug)");
+        ok &= built;
+    }
     bool any_parallel = false;
     for (int i = 0; i < k->stmts.len; i++)
         any_parallel |= ((IrStmt *)k->stmts.items[i])->kind != STMT_DECL;
@@ -323,13 +355,11 @@ static void refuse_unimplemented(Builder *b)
         if (pragma_used(b, a->pragma))
             continue;
         PragmaKind k = a->pragma->kind;
-        if (k == PRAGMA_PARALLEL)
-            error_at(a->pragma->loc, "'#pragma tile parallel' must be inside a '#pragma tile kernel' function, "
-                                     "at the top level of its body");
+        if (k == PRAGMA_TUNE)
+            error_at(a->pragma->loc, "'#pragma tile tune' is not implemented yet in this version of tilepp: "
+                                     "autotuning is planned; until then the kernel uses the values in the source");
         else
-            error_at(a->pragma->loc,
-                     "'#pragma tile %s' is not implemented yet in this version of tilepp (it comes with the tile "
-                     "language core: grid, shared, fragment, pipelined, gemm, tune)",
+            error_at(a->pragma->loc, "'#pragma tile %s' must be inside a '#pragma tile kernel' function",
                      pragma_kind_name(k));
     }
 }
@@ -348,5 +378,7 @@ IrModule *build_ir(FrontEnd *fe)
     }
     refuse_unimplemented(&b);
     build_prelude(&b);
+    if (diag_error_count() == errors)
+        check_complete(fe, b.m);
     return diag_error_count() > errors ? NULL : b.m;
 }

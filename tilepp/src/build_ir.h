@@ -16,6 +16,14 @@
 
 IrModule *build_ir(FrontEnd *fe);
 
+/* complete.c: checks that every statement of every kernel body (and of the
+ * grid blocks and pipelined loops in it) is the origin of an IR statement,
+ * that every `#pragma tile` of the file is honoured by exactly one, and that
+ * every kernel launches something. Reports each violation as an internal
+ * error; true if there is none. build_ir runs it on every module it builds
+ * without error. */
+bool check_complete(FrontEnd *fe, const IrModule *m);
+
 /* Evaluates an integer constant expression given as pragma tokens: literals,
  * + - * / % << >> ( ), enum constants, object-like macros (as defined at byte
  * `at` of the file, where the pragma stands) and const globals of the file.

@@ -49,6 +49,21 @@ static bool in_tile_header(Builder *b, CXCursor d)
     return file && (str_ends_with(file, "tilepp/tile.h") || str_ends_with(file, "tilepp/tile_ops.h"));
 }
 
+bool defined_here(Builder *b, CXCursor fn, CXCursor user)
+{
+    CXCursor def = clang_getCursorDefinition(fn);
+    if (!clang_Cursor_isNull(def) && fe_in_main_file(b->fe, def))
+        return true;
+    /* tilepp makes the file's own functions device functions; others stay host code */
+    if (clang_Cursor_isNull(def))
+        error_at(loc_of(b, user), "kernels can call only functions defined in this file; '%s' has no definition here",
+                 spelling(fn));
+    else
+        error_at(loc_of(b, user), "kernels can call only functions defined in this file; '%s' is defined in '%s'",
+                 spelling(fn), fe_cursor_loc(b->fe, def).file);
+    return false;
+}
+
 static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
 {
     Builder *b = cl->b;
@@ -58,16 +73,7 @@ static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
             return; /* the C library: CUDA has device versions of the math functions */
         if (in_tile_header(b, d))
             return; /* the language's own functions: the device runtime has them */
-        if (clang_Cursor_isNull(def) || !fe_in_main_file(b->fe, def)) {
-            /* tilepp makes the file's own functions device functions; others stay host code */
-            if (clang_Cursor_isNull(def))
-                error_at(loc_of(b, user),
-                         "kernels can call only functions defined in this file; '%s' has no definition here",
-                         spelling(d));
-            else
-                error_at(loc_of(b, user),
-                         "kernels can call only functions defined in this file; '%s' is defined in '%s'", spelling(d),
-                         fe_cursor_loc(b->fe, def).file);
+        if (!defined_here(b, d, user)) {
             cl->failed = true;
             return;
         }

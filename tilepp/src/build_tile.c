@@ -104,8 +104,7 @@ static bool build_tile_decls(Builder *b, IrGrid *g, CXCursor stmt, const Pragma 
         }
         if (!ok)
             continue;
-        IrStmt *s = anew(sizeof *s);
-        s->kind = STMT_TILE_DECL;
+        IrStmt *s = new_stmt(b, STMT_TILE_DECL, stmt, p);
         s->loc = t->loc;
         s->tile = t;
         vec_push(out, s);
@@ -121,10 +120,11 @@ static char *policy_name(const PClause *policy)
     return name;
 }
 
-static IrStmt *op_stmt(IrTileOp *op)
+/* The statement of a tile operation made from source statement `src`,
+ * honouring its `#pragma tile gemm` (or NULL). */
+static IrStmt *op_stmt(Builder *b, IrTileOp *op, CXCursor src, const Pragma *gemm)
 {
-    IrStmt *s = anew(sizeof *s);
-    s->kind = STMT_TILE_OP;
+    IrStmt *s = new_stmt(b, STMT_TILE_OP, src, gemm);
     s->loc = op->loc;
     s->op = op;
     return s;
@@ -464,7 +464,7 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
         const PClause *policy = pragma_clause(gemm, "policy");
         op->policy = policy ? policy_name(policy) : NULL;
     }
-    return op_stmt(op);
+    return op_stmt(b, op, call, gemm);
 }
 
 /* ---- block bodies ---- */
@@ -507,9 +507,7 @@ static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragm
         }
         computing |= !load;
     }
-    IrStmt *st = anew(sizeof *st);
-    st->kind = STMT_PIPELINED;
-    st->loc = p->loc;
+    IrStmt *st = new_stmt(b, STMT_PIPELINED, loop, p);
     st->pipe = pipe;
     return st;
 }
@@ -554,7 +552,7 @@ static IrStmt *build_matched_gemm(Builder *b, IrGrid *g, CXCursor stmt, const Pr
         return NULL;
     const PClause *policy = pragma_clause(p, "policy");
     op->policy = policy ? policy_name(policy) : NULL;
-    return op_stmt(op);
+    return op_stmt(b, op, stmt, p);
 }
 
 static bool add_stmt(Vec *out, IrStmt *s)
@@ -594,8 +592,17 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipel
     }
     if (a && a->pragma->kind == PRAGMA_GEMM && (k == CXCursor_ForStmt || k == CXCursor_CallExpr))
         return add_stmt(out, build_matched_gemm(b, g, stmt, a->pragma));
-    if (a && a->pragma->kind != PRAGMA_GEMM)
-        return false; /* reported as not implemented */
+    if (a && a->pragma->kind == PRAGMA_PARALLEL) {
+        use_pragma(b, a->pragma);
+        error_at(a->pragma->loc, "'#pragma tile parallel' inside a grid block is not implemented yet in this "
+                                 "version of tilepp: write the loop at the top level of the kernel");
+        return false;
+    }
+    if (a && a->pragma->kind != PRAGMA_GEMM) {
+        use_pragma(b, a->pragma);
+        refuse_misplaced(b, a->pragma, "inside a grid block");
+        return false;
+    }
     if (k == CXCursor_DeclStmt && declares_array(stmt))
         return refuse_plain_array(b, g, stmt);
     if (k == CXCursor_DeclStmt && !in_pipeline)

@@ -1,6 +1,8 @@
 /* build_util.c — cursor and builder helpers shared by the IR builder. */
 #include "build_internal.h"
 
+#include <limits.h>
+
 #include <ctype.h>
 #include <string.h>
 
@@ -137,6 +139,17 @@ bool pragma_used(const Builder *b, const Pragma *p)
         if (b->used_pragmas.items[i] == p)
             return true;
     return false;
+}
+
+IrStmt *new_stmt(Builder *b, IrStmtKind kind, CXCursor src, const Pragma *p)
+{
+    IrStmt *s = anew(sizeof *s);
+    s->kind = kind;
+    s->loc = p ? p->loc : loc_of(b, src);
+    unsigned begin = 0, end;
+    s->src_begin = fe_cursor_range(b->fe, src, &begin, &end) ? begin : UINT_MAX;
+    s->pragma = p;
+    return s;
 }
 
 SrcLoc loc_of(Builder *b, CXCursor c) { return fe_cursor_loc(b->fe, c); }

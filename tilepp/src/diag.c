@@ -16,13 +16,20 @@ typedef struct SourceText {
 static FILE *diag_stream;
 static SourceText *sources;
 static int error_count;
+/* Errors already printed, as "file:line:col: message": two stages that find
+ * the same problem report it once. */
+static char **printed;
+static int nprinted;
 
 void diag_set_stream(FILE *stream) { diag_stream = stream; }
 
 static FILE *out(void) { return diag_stream ? diag_stream : stderr; }
 
+static void forget_printed(const char *file);
+
 void diag_register_source(const char *file, const char *text)
 {
+    forget_printed(file); /* a new text of the file: what was said of the old one does not hold */
     SourceText *s = xmalloc(sizeof *s);
     s->next = sources;
     s->file = xstrdup(file);
@@ -40,6 +47,38 @@ void diag_reset(void)
         sources = next;
     }
     error_count = 0;
+    for (int i = 0; i < nprinted; i++)
+        free(printed[i]);
+    free(printed);
+    printed = NULL;
+    nprinted = 0;
+}
+
+static void forget_printed(const char *file)
+{
+    size_t n = strlen(file);
+    int kept = 0;
+    for (int i = 0; i < nprinted; i++) {
+        if (strncmp(printed[i], file, n) == 0 && printed[i][n] == ':')
+            free(printed[i]);
+        else
+            printed[kept++] = printed[i];
+    }
+    nprinted = kept;
+}
+
+/* Whether this error was printed before; remembers it if not. */
+static bool seen_before(SrcLoc loc, const char *message)
+{
+    char *key = xasprintf("%s:%d:%d: %s", loc.file ? loc.file : "", loc.line, loc.col, message);
+    for (int i = 0; i < nprinted; i++)
+        if (strcmp(printed[i], key) == 0) {
+            free(key);
+            return true;
+        }
+    printed = xrealloc(printed, (size_t)(nprinted + 1) * sizeof *printed);
+    printed[nprinted++] = key;
+    return false;
 }
 
 static const char *source_of(const char *file)
@@ -82,18 +121,23 @@ static void quote_line(const char *file, int line, int col)
 void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...)
 {
     static const char *names[] = {"error", "warning", "note"};
+    Str message = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    str_vaddf(&message, fmt, ap);
+    va_end(ap);
+    if (level == DIAG_ERROR && seen_before(loc, str_cstr(&message))) {
+        str_free(&message);
+        return;
+    }
     if (level == DIAG_ERROR)
         error_count++;
     if (loc.file)
         fprintf(out(), "%s:%d:%d: ", loc.file, loc.line, loc.col);
     else
         fputs("tilepp: ", out());
-    fprintf(out(), "%s: ", names[level]);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(out(), fmt, ap);
-    va_end(ap);
-    fputc('\n', out());
+    fprintf(out(), "%s: %s\n", names[level], str_cstr(&message));
+    str_free(&message);
     if (loc.file)
         quote_line(loc.file, loc.line, loc.col);
 }

@@ -366,7 +366,11 @@ static void put_prelude_item(Out *o, const IrPrelude *p)
              strip_static(p->text, p->is_static));
         break;
     case PRELUDE_VARIABLE:
-        putf(o, "static __device__ %s;\n", strip_static(p->text, p->is_static));
+        /* a constant in device memory for device code, and in host memory for
+         * the host side of the __host__ __device__ helpers that read it */
+        putf(o, "#ifdef __CUDA_ARCH__\nstatic __device__ %s;\n#else\n", strip_static(p->text, p->is_static));
+        line_to_source(o, p->loc);
+        putf(o, "static %s;\n#endif\n", strip_static(p->text, p->is_static));
         break;
     case PRELUDE_DECL:
         putf(o, "%s;\n", p->text);

@@ -204,9 +204,9 @@ IrTileOp *match_gemm_loop(Builder *b, const Vec *tiles, CXCursor loop)
  * call binds to tiles. */
 IrTileOp *match_gemm_call(Builder *b, const Vec *tiles, CXCursor call)
 {
+    if (!defined_here(b, clang_getCursorReferenced(call), call))
+        return NULL;
     CXCursor fn = clang_getCursorDefinition(clang_getCursorReferenced(call));
-    if (clang_Cursor_isNull(fn) || !fe_in_main_file(b->fe, fn))
-        return NULL; /* the prelude refuses calls of functions the file does not define */
     Children parts = children_of(fn);
     CXCursor body = parts.items[parts.n - 1];
     Children stmts = children_of(body);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "diag.h"
+#include "pragma.h"
 #include "util.h"
 
 enum { IR_MAX_NEST = 3, IR_MAX_RANK = 8 };
@@ -129,9 +130,10 @@ typedef struct IrParallel {
     int vector; /* iterations of the innermost loop per thread */
     SrcLoc vector_loc;
     IrCode *body;
-    Vec accesses; /* IrAccess*, every access in the body, nested ones too */
-    Vec reduces;  /* IrReduce* */
-    SrcLoc loc;   /* of the pragma */
+    Vec accesses;      /* IrAccess*, every access in the body, nested ones too */
+    Vec reduces;       /* IrReduce* */
+    Vec inner_pragmas; /* const Pragma*: `#pragma tile local` in the body, honoured as they stand */
+    SrcLoc loc;        /* of the pragma */
 } IrParallel;
 
 /* ---- tiles ----
@@ -205,20 +207,23 @@ typedef enum {
 struct IrStmt {
     IrStmtKind kind;
     SrcLoc loc;
-    IrCode *code;      /* STMT_DECL: the declaration text */
-    Vec decl_names;    /* STMT_DECL: the variables it declares (char*) */
-    Vec decl_uses;     /* STMT_DECL: names of params/locals its initializers read (char*) */
-    bool reads_memory; /* STMT_DECL: dereferences a pointer or buffer */
-    IrParallel *par;   /* STMT_PARALLEL */
-    IrGrid *grid;      /* STMT_GRID */
-    IrBuffer *tile;    /* STMT_TILE_DECL */
-    IrTileOp *op;      /* STMT_TILE_OP */
-    IrPipelined *pipe; /* STMT_PIPELINED */
+    unsigned src_begin;   /* byte offset of the source statement it comes from */
+    const Pragma *pragma; /* the pragma it honours (parallel, grid, pipelined, shared/fragment, gemm), or NULL */
+    IrCode *code;         /* STMT_DECL: the declaration text */
+    Vec decl_names;       /* STMT_DECL: the variables it declares (char*) */
+    Vec decl_uses;        /* STMT_DECL: names of params/locals its initializers read (char*) */
+    bool reads_memory;    /* STMT_DECL: dereferences a pointer or buffer */
+    IrParallel *par;      /* STMT_PARALLEL */
+    IrGrid *grid;         /* STMT_GRID */
+    IrBuffer *tile;       /* STMT_TILE_DECL */
+    IrTileOp *op;         /* STMT_TILE_OP */
+    IrPipelined *pipe;    /* STMT_PIPELINED */
 };
 
 typedef struct IrKernel {
     char *name;
     SrcLoc loc;
+    const Pragma *pragma; /* its `#pragma tile kernel` */
     int threads;
     Vec params; /* IrParam* */
     Vec stmts;  /* IrStmt* */

@@ -66,6 +66,13 @@ typedef struct Sm90Store {
  * faster. */
 enum { SM90_MIN_IN_FLIGHT = 64 * 1024 };
 
+/* Threads a block may have. */
+enum { MAX_BLOCK_THREADS = 1024 };
+
+/* Registers a consumer thread of the sm_90a variant needs beside its
+ * fragments: addresses, descriptors, loop state. */
+enum { SM90_REGS_BESIDE_FRAGMENTS = 40 };
+
 /* Dynamic shared memory a block may have, per architecture. */
 enum { SMEM_LIMIT_SM80 = 163 * 1024, SMEM_LIMIT_SM90A = 227 * 1024 };
 

@@ -382,6 +382,18 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
     if (!plan_smem(p, groups, why))
         return NULL;
     p->threads = 128 * (groups + 1);
+    if (p->threads > MAX_BLOCK_THREADS) {
+        *why = aprintf("with its producer warpgroup a block would have %d threads, more than the %d CUDA allows",
+                       p->threads, MAX_BLOCK_THREADS);
+        return NULL;
+    }
     plan_blocks_per_sm(p, groups, per_thread);
+    int regs = p->consumer_regs ? p->consumer_regs : launch_regs(p->threads, p->min_blocks);
+    if (per_thread + SM90_REGS_BESIDE_FRAGMENTS > regs) {
+        *why = aprintf("its consumers would hold %lld fragment values a thread in %d registers, with too few left "
+                       "for addresses and operands",
+                       per_thread, regs);
+        return NULL;
+    }
     return p;
 }

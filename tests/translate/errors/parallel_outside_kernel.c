@@ -1,5 +1,5 @@
 // parallel in a function that is not a kernel.
-// expect: 7:1: error: '#pragma tile parallel' must be inside a '#pragma tile kernel' function, at the top level of its body
+// expect: 7:1: error: '#pragma tile parallel' must be inside a '#pragma tile kernel' function
 #include <tilepp/tile.h>
 
 void f(int n, float *x)

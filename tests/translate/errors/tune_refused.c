@@ -1,5 +1,5 @@
 // '#pragma tile tune' is not implemented yet.
-// expect: 8:1: error: '#pragma tile tune' is not implemented yet in this version of tilepp (it comes with the tile language core: grid, shared, fragment, pipelined, gemm, tune)
+// expect: 8:1: error: '#pragma tile tune' is not implemented yet in this version of tilepp: autotuning is planned; until then the kernel uses the values in the source
 #include <tilepp/tile.h>
 
 enum { V = 4 };

@@ -1,5 +1,5 @@
-// '#pragma tile gemm' is not implemented yet.
-// expect: 8:1: error: '#pragma tile gemm' is not implemented yet in this version of tilepp (it comes with the tile language core: grid, shared, fragment, pipelined, gemm, tune)
+// '#pragma tile gemm' at the top level of a kernel, outside any grid block or parallel loop.
+// expect: 8:1: error: '#pragma tile gemm' at the top level of a kernel: it belongs inside the block of a '#pragma tile grid' loop
 #include <tilepp/tile.h>
 
 #pragma tile kernel

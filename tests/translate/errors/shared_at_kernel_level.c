@@ -1,0 +1,13 @@
+// '#pragma tile shared' at the top level of a kernel, outside any grid block or parallel loop.
+// expect: 8:1: error: '#pragma tile shared' at the top level of a kernel: it belongs inside the block of a '#pragma tile grid' loop
+#include <tilepp/tile.h>
+
+#pragma tile kernel
+void f(int n, float *x)
+{
+#pragma tile shared
+    float s[32];
+#pragma tile parallel
+    for (int i = 0; i < n; i++)
+        x[i] = 0.0f;
+}
