@@ -31,7 +31,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test mma_test mma90_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test mma_test mma90_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
@@ -48,9 +48,14 @@ if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t"
     done
-    # the element-wise operations put their own barriers around shared tiles
+    # the element-wise operations put their own barriers around shared tiles,
+    # and the planner its own between a block's statements
     have tile_ops_test && step "racecheck-tile_ops_test" racecheck-tile_ops_test.log \
         compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 1 "$bin/tile_ops_test"
+    for tool in memcheck racecheck synccheck; do
+        have reduce_test && step "$tool-reduce_test" "$tool-reduce_test.log" \
+            compute-sanitizer --tool $tool --error-exitcode 1 "$bin/reduce_test" --small
+    done
 fi
 if command -v cuobjdump >/dev/null; then
     step sass sass.txt bash -c "for b in vector_add_sample bias_gelu_sample gemm_sample; do
@@ -59,7 +64,7 @@ if command -v cuobjdump >/dev/null; then
             grep -oE '(LDG|STG)\.E(\.[A-Z0-9]+)*|HMMA\.[0-9A-Z.]+|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|HGMMA\.[0-9A-Zx.]+|UTMALDG[.A-Z0-9]*|UTMASTG[.A-Z0-9]*|SYNCS[.A-Z0-9]*' |
             sort | uniq -c; done"
 fi
-for bench in bench_vector_add bench_gemm; do
+for bench in bench_vector_add bench_rows bench_gemm; do
     have "$bench" && step "$bench" "$bench.md" "$bin/$bench"
 done
 have bench_gemm && step "bench_gemm (TILEPP_PATH=sm80)" bench_gemm_sm80.md env TILEPP_PATH=sm80 "$bin/bench_gemm"

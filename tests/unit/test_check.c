@@ -6,12 +6,12 @@
 /* A one-nest kernel around `body` (a statement of the loop over i < n). */
 static const char *one_loop(const char *body)
 {
-    return aprintf("#pragma tile kernel\n"                                                  /* 1 */
-                   "void k(int n, int off, float *a, float *c, const int *idx)\n"         /* 2 */
-                   "{\n"                                                                  /* 3 */
-                   "#pragma tile parallel\n"                                              /* 4 */
-                   "    for (int i = 0; i < n; i++)\n"                                    /* 5 */
-                   "        %s\n"                                                         /* 6 */
+    return aprintf("#pragma tile kernel\n"                                        /* 1 */
+                   "void k(int n, int off, float *a, float *c, const int *idx)\n" /* 2 */
+                   "{\n"                                                          /* 3 */
+                   "#pragma tile parallel\n"                                      /* 4 */
+                   "    for (int i = 0; i < n; i++)\n"                            /* 5 */
+                   "        %s\n"                                                 /* 6 */
                    "}\n",
                    body);
 }
@@ -91,7 +91,8 @@ static void write_missing_collapsed_variable_flagged(void **state)
     assert_int_equal(diag_error_count(), 1);
     assert_string_equal(unit_diag_first_line(),
                         "unit_input.c:7:13: error: every iteration of 'j' writes the same element 'c[i]': the "
-                        "iterations would race (a reduction needs reduce(...), not implemented yet)");
+                        "iterations would race (to combine the iterations' values, accumulate into a variable with "
+                        "reduce(op: var) and store it after the loop)");
 }
 
 static void write_missing_only_variable_flagged(void **state)

@@ -8,26 +8,26 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char src[] = "#include <tilepp/tile.h>\n"                                            /* 1 */
-                          "#define GAIN 2.0f\n"                                                   /* 2 */
-                          "static float twice(float v) { return GAIN * v; }\n"                    /* 3 */
-                          "#pragma tile kernel threads(128)\n"                                    /* 4 */
-                          "void vadd(int n, const float *a, const float *b, float *c)\n"          /* 5 */
-                          "{\n"                                                                   /* 6 */
-                          "#pragma tile parallel vector(4)\n"                                     /* 7 */
-                          "    for (int i = 0; i < n; i++)\n"                                     /* 8 */
-                          "        c[i] = a[i] + twice(b[i]);\n"                                  /* 9 */
-                          "}\n"                                                                   /* 10 */
-                          "\n"                                                                    /* 11 */
-                          "#pragma tile kernel\n"                                                 /* 12 */
+static const char src[] = "#include <tilepp/tile.h>\n"                                             /* 1 */
+                          "#define GAIN 2.0f\n"                                                    /* 2 */
+                          "static float twice(float v) { return GAIN * v; }\n"                     /* 3 */
+                          "#pragma tile kernel threads(128)\n"                                     /* 4 */
+                          "void vadd(int n, const float *a, const float *b, float *c)\n"           /* 5 */
+                          "{\n"                                                                    /* 6 */
+                          "#pragma tile parallel vector(4)\n"                                      /* 7 */
+                          "    for (int i = 0; i < n; i++)\n"                                      /* 8 */
+                          "        c[i] = a[i] + twice(b[i]);\n"                                   /* 9 */
+                          "}\n"                                                                    /* 10 */
+                          "\n"                                                                     /* 11 */
+                          "#pragma tile kernel\n"                                                  /* 12 */
                           "void scale2d(int rows, int cols, float s, const float x[rows][cols],\n" /* 13 */
-                          "             float y[rows][cols])\n"                                   /* 14 */
-                          "{\n"                                                                   /* 15 */
-                          "    int half_rows = rows / 2;\n"                                       /* 16 */
-                          "#pragma tile parallel\n"                                               /* 17 */
-                          "    for (int r = 0; r < half_rows; r++)\n"                             /* 18 */
-                          "        for (int c = 0; c < cols; c++)\n"                              /* 19 */
-                          "            y[r][c] = s * x[r][c];\n"                                  /* 20 */
+                          "             float y[rows][cols])\n"                                    /* 14 */
+                          "{\n"                                                                    /* 15 */
+                          "    int half_rows = rows / 2;\n"                                        /* 16 */
+                          "#pragma tile parallel\n"                                                /* 17 */
+                          "    for (int r = 0; r < half_rows; r++)\n"                              /* 18 */
+                          "        for (int c = 0; c < cols; c++)\n"                               /* 19 */
+                          "            y[r][c] = s * x[r][c];\n"                                   /* 20 */
                           "}\n";
 
 static const EmitNames names = {"unit_input.c", "unit_input.tile.cu", "unit_input.tile.h"};
@@ -138,7 +138,7 @@ static void prelude_and_comments_name_the_source(void **state)
     (void)state;
     assert_non_null(strstr(cu, "#define GAIN 2.0f\n"));
     assert_non_null(strstr(cu, "// ==== kernel vadd, unit_input.c:5, threads(128) ====\n"));
-    assert_non_null(strstr(cu, "// #pragma tile parallel at unit_input.c:7: i; each thread takes 4 consecutive "
+    assert_non_null(strstr(cu, "// #pragma tile parallel at unit_input.c:7: i over the grid; each thread takes 4 consecutive "
                                "iterations of 'i'"));
     assert_non_null(strstr(cu, "unit_input.c:17: r x c collapsed"));
     /* vectorised buffers go through registers in the wide path */

@@ -25,17 +25,16 @@ static const IrBuffer *buffer_param(const IrKernel *k, const char *name)
 static void kernel_params(void **state)
 {
     (void)state;
-    static const char src[] =
-        "#include <tilepp/tile.h>\n"
-        "#pragma tile kernel\n"
-        "void params(int n, float s, const float *a, double *b, int rows, int cols,\n"
-        "            const half m[rows][cols], float t[2][rows][cols + 1], float (*x)[cols],\n"
-        "            unsigned char u[], long long big)\n"
-        "{\n"
-        "#pragma tile parallel\n"
-        "    for (int i = 0; i < n; i++)\n"
-        "        b[i] = a[i] * s;\n"
-        "}\n";
+    static const char src[] = "#include <tilepp/tile.h>\n"
+                              "#pragma tile kernel\n"
+                              "void params(int n, float s, const float *a, double *b, int rows, int cols,\n"
+                              "            const half m[rows][cols], float t[2][rows][cols + 1], float (*x)[cols],\n"
+                              "            unsigned char u[], long long big)\n"
+                              "{\n"
+                              "#pragma tile parallel\n"
+                              "    for (int i = 0; i < n; i++)\n"
+                              "        b[i] = a[i] * s;\n"
+                              "}\n";
     IrModule *m = unit_build(src);
     assert_non_null(m);
     expect_clean();
@@ -217,8 +216,7 @@ static void threads_values_checked(void **state)
     assert_null(unit_build(src));
     assert_int_equal(diag_error_count(), 3);
     assert_true(unit_diag_has_line("unit_input.c:1:29: error: threads(48) must be a multiple of 32 (the warp size)"));
-    assert_true(
-        unit_diag_has_line("unit_input.c:7:29: error: threads(2048) is out of range: expected 32 to 1024"));
+    assert_true(unit_diag_has_line("unit_input.c:7:29: error: threads(2048) is out of range: expected 32 to 1024"));
     assert_true(unit_diag_has_line("unit_input.c:13:29: error: 'UNKNOWN' is not an integer constant (expected a "
                                    "number, an enum constant or a macro)"));
 }
@@ -333,12 +331,14 @@ static void non_canonical_loops_refused(void **state)
                               "}\n";
     assert_null(unit_build(src));
     assert_int_equal(diag_error_count(), 3);
-    assert_true(unit_diag_has_line("unit_input.c:6:5: error: a loop under '#pragma tile' must have the form 'for (int v = lo; "
-                                   "v < hi; v += step)' (also <=, >, >=, ++, --, -=)"));
-    assert_true(unit_diag_has_line("unit_input.c:9:5: error: a loop under '#pragma tile' must have the form 'for (int v = lo; "
-                                   "v < hi; v += step)' (also <=, >, >=, ++, --, -=)"));
-    assert_true(unit_diag_has_line(
-        "unit_input.c:12:5: error: the loop's step goes away from its bound: it would never end"));
+    assert_true(
+        unit_diag_has_line("unit_input.c:6:5: error: a loop under '#pragma tile' must have the form 'for (int v = lo; "
+                           "v < hi; v += step)' (also <=, >, >=, ++, --, -=)"));
+    assert_true(
+        unit_diag_has_line("unit_input.c:9:5: error: a loop under '#pragma tile' must have the form 'for (int v = lo; "
+                           "v < hi; v += step)' (also <=, >, >=, ++, --, -=)"));
+    assert_true(
+        unit_diag_has_line("unit_input.c:12:5: error: the loop's step goes away from its bound: it would never end"));
 }
 
 /* ---- collapsing ---- */
@@ -693,17 +693,17 @@ static bool prelude_mentions(const IrModule *m, const char *needle)
 static void prelude_closure(void **state)
 {
     (void)state;
-    static const char src[] = "#include <tilepp/tile.h>\n"                                 /* 1 */
-                              "#define SCALE 2.0f\n"                                       /* 2 */
-                              "enum { WIDTH = 4 };\n"                                      /* 3 */
-                              "enum unused_enum { UNUSED_A };\n"                           /* 4 */
-                              "static const float table[WIDTH] = {1, 2, 3, 4};\n"          /* 5 */
-                              "static float square(float x) { return x * x; }\n"           /* 6 */
+    static const char src[] = "#include <tilepp/tile.h>\n"                                   /* 1 */
+                              "#define SCALE 2.0f\n"                                         /* 2 */
+                              "enum { WIDTH = 4 };\n"                                        /* 3 */
+                              "enum unused_enum { UNUSED_A };\n"                             /* 4 */
+                              "static const float table[WIDTH] = {1, 2, 3, 4};\n"            /* 5 */
+                              "static float square(float x) { return x * x; }\n"             /* 6 */
                               "static float scaled(float x) { return SCALE * square(x); }\n" /* 7 */
-                              "static float unused_helper(float x) { return x + 1; }\n"    /* 8 */
-                              "typedef struct { float v; } unused_pair;\n"                 /* 9 */
-                              "#pragma tile kernel\n"                                      /* 10 */
-                              "void k(int n, float *c, const float *a)\n"                  /* 11 */
+                              "static float unused_helper(float x) { return x + 1; }\n"      /* 8 */
+                              "typedef struct { float v; } unused_pair;\n"                   /* 9 */
+                              "#pragma tile kernel\n"                                        /* 10 */
+                              "void k(int n, float *c, const float *a)\n"                    /* 11 */
                               "{\n"
                               "#pragma tile parallel\n"
                               "    for (int i = 0; i < n; i++)\n"

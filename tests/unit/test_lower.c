@@ -245,9 +245,9 @@ static void host_decls_for_bounds(void **state)
     static const char src[] = "#pragma tile kernel\n"
                               "void half_of(int n, float s, const float *a, float *c)\n"
                               "{\n"
-                              "    int m = n / 2;\n"   /* a bound */
+                              "    int m = n / 2;\n"                 /* a bound */
                               "    int h = m + 1, unused_too = 3;\n" /* a bound, through m */
-                              "    float scale = s * 2;\n" /* only in the body */
+                              "    float scale = s * 2;\n"           /* only in the body */
                               "#pragma tile parallel\n"
                               "    for (int i = 0; i < h; i++)\n"
                               "        c[i] = a[i] * scale;\n"

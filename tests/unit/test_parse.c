@@ -23,22 +23,22 @@ static void expect_clean(void)
 static void attaches_to_following_construct(void **state)
 {
     (void)state;
-    static const char src[] = "#include <tilepp/tile.h>\n"   /* 1 */
-                              "#pragma tile kernel\n"        /* 2 */
-                              "void k(int n, float *c)\n"    /* 3 */
-                              "{\n"                          /* 4 */
-                              "#pragma tile parallel\n"      /* 5 */
+    static const char src[] = "#include <tilepp/tile.h>\n"        /* 1 */
+                              "#pragma tile kernel\n"             /* 2 */
+                              "void k(int n, float *c)\n"         /* 3 */
+                              "{\n"                               /* 4 */
+                              "#pragma tile parallel\n"           /* 5 */
                               "    for (int i = 0; i < n; i++)\n" /* 6 */
-                              "        c[i] = 0;\n"          /* 7 */
-                              "}\n"                          /* 8 */
-                              "void g(void)\n"               /* 9 */
-                              "{\n"                          /* 10 */
-                              "    #pragma tile shared\n"    /* 11 */
-                              "    half s[4][4];\n"          /* 12 */
-                              "    (void)s;\n"               /* 13 */
-                              "}\n"                          /* 14 */
-                              "#pragma tile local\n"         /* 15 */
-                              "static float t[8];\n";        /* 16 */
+                              "        c[i] = 0;\n"               /* 7 */
+                              "}\n"                               /* 8 */
+                              "void g(void)\n"                    /* 9 */
+                              "{\n"                               /* 10 */
+                              "    #pragma tile shared\n"         /* 11 */
+                              "    half s[4][4];\n"               /* 12 */
+                              "    (void)s;\n"                    /* 13 */
+                              "}\n"                               /* 14 */
+                              "#pragma tile local\n"              /* 15 */
+                              "static float t[8];\n";             /* 16 */
     FrontEnd *fe = unit_parse(src);
     assert_non_null(fe);
     expect_clean();

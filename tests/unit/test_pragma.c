@@ -128,9 +128,9 @@ static void each_directive(void **state)
         const char *name;
         PragmaKind kind;
     } all[] = {
-        {"kernel", PRAGMA_KERNEL},     {"grid", PRAGMA_GRID},         {"parallel", PRAGMA_PARALLEL},
-        {"pipelined", PRAGMA_PIPELINED}, {"shared", PRAGMA_SHARED},   {"fragment", PRAGMA_FRAGMENT},
-        {"local", PRAGMA_LOCAL},       {"gemm", PRAGMA_GEMM},         {"tune", PRAGMA_TUNE},
+        {"kernel", PRAGMA_KERNEL},       {"grid", PRAGMA_GRID},     {"parallel", PRAGMA_PARALLEL},
+        {"pipelined", PRAGMA_PIPELINED}, {"shared", PRAGMA_SHARED}, {"fragment", PRAGMA_FRAGMENT},
+        {"local", PRAGMA_LOCAL},         {"gemm", PRAGMA_GEMM},     {"tune", PRAGMA_TUNE},
     };
     assert_int_equal(sizeof all / sizeof all[0], PRAGMA_COUNT);
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -371,10 +371,8 @@ static void error_missing_close_paren(void **state)
 {
     (void)state;
     expect_error("#pragma tile kernel threads(128", "unit_input.c:1:32: error: expected ')' to close the clause");
-    expect_error("#pragma tile tune BM(64, 128 BN(1)",
-                 "unit_input.c:1:35: error: expected ')' to close the clause");
-    expect_error("#pragma tile parallel reduce(+: a, b",
-                 "unit_input.c:1:37: error: expected ')' to close the clause");
+    expect_error("#pragma tile tune BM(64, 128 BN(1)", "unit_input.c:1:35: error: expected ')' to close the clause");
+    expect_error("#pragma tile parallel reduce(+: a, b", "unit_input.c:1:37: error: expected ')' to close the clause");
 }
 
 /* A ']' where the clause's ')' belongs is a syntax error like any other.
@@ -403,8 +401,7 @@ static void error_empty_argument(void **state)
 static void error_two_args_to_threads(void **state)
 {
     (void)state;
-    expect_error("#pragma tile kernel threads(64, 128)",
-                 "unit_input.c:1:33: error: 'threads' takes one argument");
+    expect_error("#pragma tile kernel threads(64, 128)", "unit_input.c:1:33: error: 'threads' takes one argument");
     expect_error("#pragma tile parallel vector(4, 8)", "unit_input.c:1:33: error: 'vector' takes one argument");
 }
 

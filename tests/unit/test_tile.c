@@ -1123,8 +1123,8 @@ static void tile_op_refusals(void **state)
          "                    tile_gemm(As, Bs, Cf);",
          "unit_input.c:16:1: error: pipelined loops cannot be nested"},
         {"                int x = k;",
-         "unit_input.c:16:17: error: in a '#pragma tile grid' block this version of tilepp accepts tile "
-         "declarations, tile operations, scalar declarations and one pipelined loop"},
+         "unit_input.c:16:17: error: a pipelined loop holds its tile loads, then tile operations on what they "
+         "loaded; this statement belongs before or after the loop"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_one_refusal(i, gemm_with_body(cases[i].body), cases[i].message);

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <limits>
 #include <type_traits>
 
 /* ---- half and bfloat16 with C's semantics ----
@@ -190,6 +191,144 @@ __device__ __forceinline__ void tile_grid_index(long long t, long long rows, lon
     c = down;
 }
 
+/* ---- reductions ----
+ * `reduce(op: v)` as OpenMP means it: each thread combines its iterations
+ * into a private copy that starts at op's identity; the block's copies are
+ * combined by warp shuffles (a butterfly, so every lane ends with the same
+ * value), then across warps through shared memory in warp order; across a
+ * grid, each block leaves its part in device memory and one block combines
+ * the parts in block order. The order is fixed for a given launch shape, so
+ * the same inputs give the same bits on every run. max and min combine as
+ * fmax and fmin do (a NaN gives way to the other operand). */
+enum {
+    TILE_RED_SUM,
+    TILE_RED_PROD,
+    TILE_RED_MAX,
+    TILE_RED_MIN,
+    TILE_RED_AND,
+    TILE_RED_OR,
+    TILE_RED_XOR,
+    TILE_RED_LAND,
+    TILE_RED_LOR
+};
+
+template <typename T> struct tile_is_float {
+    static constexpr bool value = std::is_floating_point<T>::value || std::is_class<T>::value;
+};
+
+template <int OP, typename T> __host__ __device__ __forceinline__ T tile_identity()
+{
+    if constexpr (OP == TILE_RED_SUM || OP == TILE_RED_OR || OP == TILE_RED_XOR || OP == TILE_RED_LOR)
+        return T(0);
+    else if constexpr (OP == TILE_RED_PROD || OP == TILE_RED_LAND)
+        return T(1);
+    else if constexpr (OP == TILE_RED_AND)
+        return T(~T(0));
+    else if constexpr (tile_is_float<T>::value)
+        return T(OP == TILE_RED_MAX ? -INFINITY : INFINITY);
+    else
+        return OP == TILE_RED_MAX ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+}
+
+template <int OP, typename T> __host__ __device__ __forceinline__ T tile_combine(T a, T b)
+{
+    if constexpr (OP == TILE_RED_SUM)
+        return T(a + b);
+    else if constexpr (OP == TILE_RED_PROD)
+        return T(a * b);
+    else if constexpr (OP == TILE_RED_MAX || OP == TILE_RED_MIN) {
+        if constexpr (tile_is_float<T>::value) {
+            if (b != b)
+                return a;
+            if (a != a)
+                return b;
+        }
+        return (OP == TILE_RED_MAX ? a > b : a < b) ? a : b;
+    } else if constexpr (OP == TILE_RED_AND)
+        return T(a & b);
+    else if constexpr (OP == TILE_RED_OR)
+        return T(a | b);
+    else if constexpr (OP == TILE_RED_XOR)
+        return T(a ^ b);
+    else if constexpr (OP == TILE_RED_LAND)
+        return T(a && b);
+    else
+        return T(a || b);
+}
+
+/* Lane ^ mask's v. 16-bit floats travel as float (exactly), small integers as int. */
+template <typename T> __device__ __forceinline__ T tile_shfl_xor(T v, int mask)
+{
+    if constexpr (std::is_class<T>::value)
+        return T(__shfl_xor_sync(0xffffffffu, (float)v, mask));
+    else if constexpr (sizeof(T) < 4)
+        return T(__shfl_xor_sync(0xffffffffu, (int)v, mask));
+    else
+        return __shfl_xor_sync(0xffffffffu, v, mask);
+}
+
+/* Scratch a block reduction needs: one value per warp. Blocks a reduction
+ * over the grid runs on at most, each leaving one part per variable. */
+enum { TILE_REDUCE_SCRATCH = 32 * 8, TILE_MAX_PARTS = 1024 };
+
+/* The block's THREADS values combined; every thread gets the result.
+ * Every thread of the block must call it (it holds two barriers). */
+template <int OP, int THREADS, typename T> __device__ __forceinline__ T tile_block_reduce(T v, unsigned char *scratch)
+{
+#pragma unroll
+    for (int mask = 16; mask > 0; mask >>= 1)
+        v = tile_combine<OP>(v, tile_shfl_xor(v, mask));
+    if constexpr (THREADS > 32) {
+        T *per_warp = reinterpret_cast<T *>(scratch);
+        if (threadIdx.x % 32 == 0)
+            per_warp[threadIdx.x / 32] = v;
+        __syncthreads();
+        v = per_warp[0];
+#pragma unroll
+        for (int w = 1; w < THREADS / 32; w++)
+            v = tile_combine<OP>(v, per_warp[w]);
+        __syncthreads(); /* the scratch is free for the next reduction */
+    }
+    return v;
+}
+
+/* A reduced variable's value in slot `slot` of a launcher's scratch. */
+template <typename T> __device__ __forceinline__ T tile_slot(const unsigned char *slots, int slot)
+{
+    return *reinterpret_cast<const T *>(slots + 8 * slot);
+}
+
+/* Where the blocks leave their parts of reduced variable r. */
+template <typename T> __device__ __forceinline__ T *tile_part(unsigned char *parts, int r)
+{
+    return reinterpret_cast<T *>(parts) + (long long)r * TILE_MAX_PARTS;
+}
+
+/* Device memory a launcher needs for the duration of its launches (the
+ * slots and parts of its reductions): freed in stream order when the
+ * launcher returns, also on an error. */
+struct tile_scratch {
+    cudaStream_t stream = 0;
+    unsigned char *slots = nullptr, *parts = nullptr;
+    cudaError_t init(cudaStream_t s, int nslots, int nparts_vars)
+    {
+        stream = s;
+        if (nslots == 0)
+            return cudaSuccess;
+        cudaError_t err = cudaMallocAsync((void **)&slots, 8 * (size_t)nslots, stream);
+        if (err == cudaSuccess)
+            err = cudaMallocAsync((void **)&parts, 8 * (size_t)TILE_MAX_PARTS * nparts_vars, stream);
+        return err;
+    }
+    ~tile_scratch()
+    {
+        if (slots)
+            (void)cudaFreeAsync(slots, stream);
+        if (parts)
+            (void)cudaFreeAsync(parts, stream);
+    }
+};
+
 /* ---- launching ---- */
 
 /* The generated code needs sm_80 or newer (mma.sync, cp.async, bf16). */
@@ -218,6 +357,21 @@ static inline cudaError_t tile_launch(void (*kernel)(Params...), long long total
     config.gridDim = dim3((unsigned)blocks, 1, 1);
     config.blockDim = dim3((unsigned)threads, 1, 1);
     config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
+/* The same on at most max_blocks blocks (a reduction's parts); *blocks
+ * says how many. */
+template <typename... Params, typename... Args>
+static inline cudaError_t tile_launch_parts(void (*kernel)(Params...), long long total, int threads,
+                                            long long max_blocks, int *blocks, cudaStream_t stream, Args... args)
+{
+    long long n = (total + threads - 1) / threads;
+    *blocks = (int)(n < max_blocks ? n : max_blocks);
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)*blocks, 1, 1);
+    config.blockDim = dim3((unsigned)threads, 1, 1);
     config.stream = stream;
     return cudaLaunchKernelEx(&config, kernel, args...);
 }

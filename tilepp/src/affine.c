@@ -31,7 +31,7 @@ bool invariant_decl(Builder *b, CXCursor decl)
 {
     if (param_of(b, decl) && param_of(b, decl)->kind == PARAM_SCALAR)
         return true;
-    if (is_kernel_local(b, decl))
+    if (is_kernel_local(b, decl) || is_block_local(b, decl) || is_block_var(b, decl))
         return true;
     enum CXCursorKind k = kind_of(decl);
     if (k == CXCursor_EnumConstantDecl)

@@ -21,9 +21,18 @@ typedef struct Builder {
     Vec kernel_locals; /* CXCursor*: VarDecls at kernel level */
     IrParallel *par;
     CXCursor loop_vars[IR_MAX_NEST];
-    Vec used_pragmas; /* const Pragma* the builder has honoured */
-    Vec block_vars;   /* BlockVar*: loop variables of the grid and pipeline being built */
+    Vec used_pragmas;                     /* const Pragma* the builder has honoured */
+    Vec block_vars;                       /* BlockVar*: loop variables of the grid and pipeline being built */
+    IrGrid *grid;                         /* the grid whose block is being built, or NULL */
+    Vec block_locals;                     /* CXCursor*: variables declared in that block (sequential loops' too) */
+    CXCursor reduce_decls[IR_MAX_REDUCE]; /* the variables the parallel loop being built reduces */
+    int nreduce;
 } Builder;
+
+/* How code runs: the body of a parallel loop runs once per iteration, each
+ * on some thread; a statement of a grid block runs on every thread of the
+ * block alike. */
+typedef enum { CODE_PARALLEL, CODE_UNIFORM } CodeMode;
 
 /* A loop variable of a grid block: its values are lo + t * step. */
 typedef struct BlockVar {
@@ -48,6 +57,13 @@ SrcLoc loc_of(Builder *b, CXCursor c);
 const IrParam *param_of(Builder *b, CXCursor decl);
 int loop_var_index(Builder *b, CXCursor decl);
 bool is_kernel_local(Builder *b, CXCursor decl);
+/* Declared in the grid block being built (or by one of its sequential loops). */
+bool is_block_local(Builder *b, CXCursor decl);
+/* A loop variable of the grid or of its pipelined loop. */
+bool is_block_var(Builder *b, CXCursor decl);
+/* The end of a statement whose extent stops before its ';' (libclang's
+ * extents of expression statements): after that ';'. */
+unsigned statement_end(const FrontEnd *fe, unsigned end);
 
 /* const_eval.c */
 bool clause_int(Builder *b, const Pragma *p, const PClause *cl, long long lo, long long hi, long long *value);
@@ -57,8 +73,18 @@ Affine affine_of(Builder *b, CXCursor e);
 bool const_int(CXCursor e, long long *v);
 bool invariant_decl(Builder *b, CXCursor decl);
 
-/* build_body.c */
-IrCode *build_body(Builder *b, CXCursor body, bool *failed);
+/* What a piece of code changes besides its own variables. */
+typedef struct CodeEffects {
+    bool writes_memory; /* an access writes a buffer, or a buffer is passed away */
+    bool writes_locals; /* block code: it assigns variables of the block */
+} CodeEffects;
+
+/* build_body.c: the code of cursor c, its accesses appended to `accesses`,
+ * what it changes in *fx (if given). Statements of blocks (CODE_UNIFORM)
+ * take their closing ';' along. */
+IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEffects *fx, bool *failed);
+/* Which of the reductions of the parallel loop being built has variable decl; -1 if none. */
+int reduce_index(const Builder *b, CXCursor decl);
 
 /* build_loop.c */
 IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma);

@@ -185,12 +185,17 @@ IrStmt *build_decl_stmt(Builder *b, CXCursor stmt)
         UseScan scan = {b, &s->decl_uses, false};
         clang_visitChildren(var, scan_uses, &scan);
         s->reads_memory |= scan.reads_memory;
-        vec_push(&b->kernel_locals, saved);
+        vec_push(b->grid ? &b->block_locals : &b->kernel_locals, saved);
     }
     unsigned begin, end;
     if (!fe_cursor_range(b->fe, stmt, &begin, &end)) {
         error_at(s->loc, "declarations produced by macros are not supported at kernel level");
         return NULL;
+    }
+    if (b->grid) { /* tiles and views in the initializers: code with its accesses cut out */
+        bool failed = false;
+        s->code = build_code(b, stmt, CODE_UNIFORM, &s->accesses, NULL, &failed);
+        return failed ? NULL : s;
     }
     s->code = ir_code_new(s->loc);
     ir_code_add_text(s->code, b->fe->text + begin, end - begin);

@@ -214,6 +214,78 @@ bool bounds_mention_outer(Builder *b, CXCursor loop, int depth)
     return false;
 }
 
+static bool reduce_op_of(const char *text, IrReduceOp *op)
+{
+    static const char *ops[] = {"+", "*", "max", "min", "&", "|", "^", "&&", "||"};
+    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
+        if (strcmp(ops[i], text) == 0) {
+            *op = (IrReduceOp)i;
+            return true;
+        }
+    return false;
+}
+
+/* The latest declaration named `name` among `locals` (CXCursor*). */
+static bool find_local(const Vec *locals, const char *name, CXCursor *decl)
+{
+    for (int i = locals->len - 1; i >= 0; i--)
+        if (strcmp(spelling(*(CXCursor *)locals->items[i]), name) == 0) {
+            *decl = *(CXCursor *)locals->items[i];
+            return true;
+        }
+    return false;
+}
+
+/* The reduce(op: var, ...) clauses: each variable a scalar declared before
+ * the loop, at the loop's level (the kernel's, or the grid block's). */
+static bool build_reduces(Builder *b, IrParallel *par, const Pragma *pragma)
+{
+    bool ok = true;
+    for (int c = 0; c < pragma->nclauses; c++) {
+        const PClause *cl = &pragma->clauses[c];
+        if (strcmp(cl->name, "reduce") != 0)
+            continue;
+        IrReduceOp op;
+        if (!reduce_op_of(cl->reduce_op, &op)) {
+            error_at(cl->loc, "unknown reduction operator '%s'", cl->reduce_op);
+            return false;
+        }
+        for (int a = 0; a < cl->nargs; a++) {
+            const PArg *arg = &cl->args[a];
+            char *name = parg_text(arg);
+            CXCursor decl;
+            bool found = find_local(b->grid ? &b->block_locals : &b->kernel_locals, name, &decl);
+            IrType type = found ? ir_type(clang_getCursorType(decl)) : (IrType){0};
+            if (!found)
+                error_at(arg->loc, "reduce(%s: %s): '%s' is not a variable declared before the loop %s", cl->reduce_op,
+                         name, name, b->grid ? "in its grid block" : "at the top level of the kernel");
+            else if (type.kind == SCALAR_OTHER || clang_isConstQualifiedType(clang_getCursorType(decl)))
+                error_at(arg->loc, "reduce(%s: %s): '%s' must be a variable of arithmetic type, not '%s'",
+                         cl->reduce_op, name, name, type.spelling);
+            else if ((op == RED_MAX || op == RED_MIN) && type.kind == SCALAR_BOOL)
+                error_at(arg->loc, "reduce(%s: %s): max and min take numbers, not bool", cl->reduce_op, name);
+            else if (op >= RED_AND && op <= RED_XOR && type.kind != SCALAR_INT && type.kind != SCALAR_BOOL)
+                error_at(arg->loc, "reduce(%s: %s): bitwise reductions take integers, not '%s'", cl->reduce_op, name,
+                         type.spelling);
+            else if (reduce_index(b, decl) >= 0)
+                error_at(arg->loc, "'%s' appears twice in the loop's reduce clauses", name);
+            else if (b->nreduce == IR_MAX_REDUCE)
+                error_at(arg->loc, "a loop reduces at most %d variables", IR_MAX_REDUCE);
+            else {
+                IrReduce *r = anew(sizeof *r);
+                *r = (IrReduce){op, astrdup(cl->reduce_op), astrdup(name), type, b->grid == NULL, arg->loc};
+                vec_push(&par->reduces, r);
+                b->reduce_decls[b->nreduce++] = decl;
+                free(name);
+                continue;
+            }
+            free(name);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma)
 {
     IrParallel *par = anew(sizeof *par);
@@ -233,9 +305,8 @@ IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma)
         } else
             par->vector = (int)v;
     }
-    const PClause *red = pragma_clause(pragma, "reduce");
-    if (red) {
-        error_at(red->loc, "reduce(...) is not implemented yet in this version of tilepp");
+    b->nreduce = 0;
+    if (!build_reduces(b, par, pragma)) {
         b->par = NULL;
         return NULL; /* its body would only add errors about the reduction variable */
     }
@@ -259,7 +330,8 @@ IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma)
     /* Bounds are evaluated once, before the loop: the body walk refuses writes
      * to the parameters and kernel-level variables they can read. */
     bool failed = false;
-    par->body = build_body(b, body, &failed);
+    par->body = build_code(b, body, CODE_PARALLEL, &par->accesses, NULL, &failed);
     b->par = NULL;
+    b->nreduce = 0;
     return ok && !failed ? par : NULL;
 }

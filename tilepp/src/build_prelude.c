@@ -69,8 +69,8 @@ static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
     Builder *b = cl->b;
     if (kind_of(d) == CXCursor_FunctionDecl) {
         CXCursor def = clang_getCursorDefinition(d);
-        if (clang_Location_isInSystemHeader(clang_getCursorLocation(d)))
-            return; /* the C library: CUDA has device versions of the math functions */
+        if (clang_Location_isInSystemHeader(clang_getCursorLocation(d)) || str_starts_with(spelling(d), "__builtin_"))
+            return; /* the C library and the compiler's builtins (INFINITY): CUDA has device versions */
         if (in_tile_header(b, d))
             return; /* the language's own functions: the device runtime has them */
         if (!defined_here(b, d, user)) {

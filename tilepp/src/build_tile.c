@@ -469,7 +469,11 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
 
 /* ---- block bodies ---- */
 
-static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, bool in_pipeline);
+/* Where block statements stand: at the block's top level, in its pipelined
+ * loop, or in a sequential loop of the block. */
+typedef enum { AT_BLOCK, IN_PIPELINE, IN_SEQ } BlockPlace;
+
+static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, BlockPlace place);
 
 static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragma *p)
 {
@@ -485,7 +489,7 @@ static IrStmt *build_pipelined(Builder *b, IrGrid *g, CXCursor loop, const Pragm
     if (!canonical_loop(b, loop, &pipe->loop, &var, &body))
         return NULL;
     add_block_var(b, var, &pipe->loop);
-    if (!build_block_stmts(b, g, body, &pipe->body, true))
+    if (!build_block_stmts(b, g, body, &pipe->body, IN_PIPELINE))
         return NULL;
     /* The pipeline overlaps the loads of later iterations with the work of
      * this one: the loads must come first, and fill shared tiles only (which
@@ -562,11 +566,126 @@ static bool add_stmt(Vec *out, IrStmt *s)
     return s != NULL;
 }
 
+/* The first tile pragma inside stmt (not on it), or NULL. */
+static const Pragma *pragma_inside(Builder *b, CXCursor stmt)
+{
+    unsigned begin, end;
+    if (!fe_cursor_range(b->fe, stmt, &begin, &end))
+        return NULL;
+    for (int i = 0; i < b->fe->attached.len; i++) {
+        const Pragma *p = ((const Attached *)b->fe->attached.items[i])->pragma;
+        if (p->begin_offset > begin && p->begin_offset < end)
+            return p;
+    }
+    return NULL;
+}
+
+/* Any other statement of a block: every thread runs it alike; one thread
+ * runs a statement that writes memory. */
+static IrStmt *build_scalar_stmt(Builder *b, CXCursor stmt)
+{
+    const Pragma *inner = pragma_inside(b, stmt);
+    if (inner) {
+        use_pragma(b, inner);
+        error_at(inner->loc,
+                 "'#pragma tile %s' inside this statement of a grid block is not supported: a block's parallel "
+                 "loops stand in the block itself or in its sequential for loops",
+                 pragma_kind_name(inner->kind));
+        return NULL;
+    }
+    IrStmt *s = new_stmt(b, STMT_SCALAR, stmt, NULL);
+    bool failed = false;
+    CodeEffects fx;
+    s->code = build_code(b, stmt, CODE_UNIFORM, &s->accesses, &fx, &failed);
+    if (failed)
+        return NULL;
+    if (fx.writes_memory && fx.writes_locals) {
+        error_at(s->loc, "this statement of a grid block writes memory and assigns variables of the block: one thread "
+                         "writes the memory, every thread keeps the variables; split it into two statements");
+        return NULL;
+    }
+    s->writes_memory = fx.writes_memory;
+    return s;
+}
+
+/* A `for` loop without a pragma in a block: every thread runs it alike,
+ * and its body is block statements (parallel loops among them). */
+static IrStmt *build_seq(Builder *b, IrGrid *g, CXCursor loop)
+{
+    Children ch = children_of(loop);
+    CXCursor body = ch.items[ch.n - 1];
+    unsigned begin, end, body_begin, body_end;
+    if (!fe_cursor_range(b->fe, loop, &begin, &end) || !fe_cursor_range(b->fe, body, &body_begin, &body_end)) {
+        error_at(loc_of(b, loop), "a loop of a grid block must be written in the file itself, not in a macro");
+        return NULL;
+    }
+    IrStmt *s = new_stmt(b, STMT_SEQ, loop, NULL);
+    IrSeqLoop *seq = anew(sizeof *seq);
+    seq->loc = s->loc;
+    seq->header = ir_code_new(s->loc);
+    ir_code_add_text(seq->header, b->fe->text + begin, body_begin - begin);
+    s->seq = seq;
+    /* The header runs on every thread as written: it may read, not write, memory. */
+    bool ok = true;
+    for (int i = 0; i < ch.n - 1; i++) {
+        CXCursor part = ch.items[i];
+        if (kind_of(part) == CXCursor_DeclStmt) {
+            Children vars = children_of(part);
+            for (int v = 0; v < vars.n; v++) {
+                CXCursor *saved = anew(sizeof *saved);
+                *saved = vars.items[v];
+                vec_push(&b->block_locals, saved);
+            }
+        }
+        CodeEffects fx;
+        bool failed = false;
+        Vec header_accesses = {0};
+        build_code(b, part, CODE_UNIFORM, &header_accesses, &fx, &failed);
+        for (int a = 0; a < header_accesses.len && !failed; a++) {
+            const IrAccess *acc = header_accesses.items[a];
+            if (acc->buf->space != SPACE_GLOBAL) {
+                error_at(acc->loc, "the header of a loop in a grid block cannot use tile '%s'", acc->buf->name);
+                failed = true;
+            }
+            vec_push(&s->accesses, (void *)acc);
+        }
+        if (!failed && fx.writes_memory) {
+            error_at(loc_of(b, part), "the header of a loop in a grid block runs on every thread: it may not write "
+                                      "memory");
+            failed = true;
+        }
+        ok &= !failed;
+    }
+    if (!ok || !build_block_stmts(b, g, body, &seq->body, IN_SEQ))
+        return NULL;
+    return s;
+}
+
+static IrStmt *build_block_parallel(Builder *b, CXCursor loop, const Pragma *p)
+{
+    IrParallel *par = build_parallel(b, loop, p);
+    if (!par)
+        return NULL;
+    par->in_block = true;
+    IrStmt *s = new_stmt(b, STMT_PARALLEL, loop, p);
+    s->par = par;
+    return s;
+}
+
 /* Adds what the statement becomes to `out`; false after reporting. */
-static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipeline, Vec *out)
+static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace place, Vec *out)
 {
     enum CXCursorKind k = kind_of(stmt);
     const Attached *a = fe_attached_on(b->fe, stmt);
+    bool in_pipeline = place == IN_PIPELINE;
+    if (a && place == IN_SEQ && a->pragma->kind != PRAGMA_PARALLEL) {
+        use_pragma(b, a->pragma);
+        error_at(a->pragma->loc,
+                 "'#pragma tile %s' in a sequential loop of a grid block is not implemented yet in "
+                 "this version of tilepp (parallel loops are)",
+                 pragma_kind_name(a->pragma->kind));
+        return false;
+    }
     if (a &&
         (a->pragma->kind == PRAGMA_SHARED || a->pragma->kind == PRAGMA_FRAGMENT || a->pragma->kind == PRAGMA_LOCAL)) {
         use_pragma(b, a->pragma);
@@ -582,6 +701,13 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipel
     }
     if (k == CXCursor_CallExpr) {
         const TileOpName *name = tile_op_named(spelling(stmt));
+        if (name && place == IN_SEQ) {
+            error_at(loc_of(b, stmt),
+                     "'%s' in a sequential loop of a grid block is not implemented yet in this "
+                     "version of tilepp",
+                     name->name);
+            return false;
+        }
         if (name)
             return add_stmt(out, build_tile_op(b, g, stmt, name));
         if (str_starts_with(spelling(stmt), "tile_reduce_") || strcmp(spelling(stmt), "tile_print") == 0) {
@@ -594,9 +720,12 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipel
         return add_stmt(out, build_matched_gemm(b, g, stmt, a->pragma));
     if (a && a->pragma->kind == PRAGMA_PARALLEL) {
         use_pragma(b, a->pragma);
-        error_at(a->pragma->loc, "'#pragma tile parallel' inside a grid block is not implemented yet in this "
-                                 "version of tilepp: write the loop at the top level of the kernel");
-        return false;
+        if (in_pipeline) {
+            error_at(a->pragma->loc, "'#pragma tile parallel' inside a pipelined loop is not implemented yet in this "
+                                     "version of tilepp: put it before or after the loop");
+            return false;
+        }
+        return add_stmt(out, build_block_parallel(b, stmt, a->pragma));
     }
     if (a && a->pragma->kind != PRAGMA_GEMM) {
         use_pragma(b, a->pragma);
@@ -605,13 +734,18 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, bool in_pipel
     }
     if (k == CXCursor_DeclStmt && declares_array(stmt))
         return refuse_plain_array(b, g, stmt);
-    if (k == CXCursor_DeclStmt && !in_pipeline)
-        return add_stmt(out, build_decl_stmt(b, stmt));
     if (k == CXCursor_NullStmt)
         return true;
-    error_at(loc_of(b, stmt), "in a '#pragma tile grid' block this version of tilepp accepts tile declarations, tile "
-                              "operations, scalar declarations and one pipelined loop");
-    return false;
+    if (in_pipeline) {
+        error_at(loc_of(b, stmt), "a pipelined loop holds its tile loads, then tile operations on what they loaded; "
+                                  "this statement belongs before or after the loop");
+        return false;
+    }
+    if (k == CXCursor_DeclStmt)
+        return add_stmt(out, build_decl_stmt(b, stmt));
+    if (k == CXCursor_ForStmt)
+        return add_stmt(out, build_seq(b, g, stmt));
+    return add_stmt(out, build_scalar_stmt(b, stmt));
 }
 
 static bool op_uses(const IrTileOp *op, const IrBuffer *t)
@@ -652,7 +786,7 @@ static bool check_pipeline_use(const IrGrid *g)
     return true;
 }
 
-static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, bool in_pipeline)
+static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, BlockPlace place)
 {
     Children stmts = kind_of(body) == CXCursor_CompoundStmt ? children_of(body) : (Children){0};
     if (kind_of(body) != CXCursor_CompoundStmt) {
@@ -661,7 +795,7 @@ static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, bo
     }
     bool ok = true;
     for (int i = 0; i < stmts.n; i++)
-        ok &= build_block_stmt(b, g, stmts.items[i], in_pipeline, out);
+        ok &= build_block_stmt(b, g, stmts.items[i], place, out);
     return ok;
 }
 
@@ -691,5 +825,12 @@ IrGrid *build_grid(Builder *b, CXCursor loop, const Pragma *pragma)
             break;
         loop = inner;
     }
-    return build_block_stmts(b, g, body, &g->body, false) && check_pipeline_use(g) ? g : NULL;
+    if (g->swizzle && g->depth == 1)
+        warning_at(swizzle->loc, "swizzle(%d) has no effect on a grid of one loop: its blocks have one order",
+                   g->swizzle);
+    b->grid = g;
+    b->block_locals.len = 0;
+    bool ok = build_block_stmts(b, g, body, &g->body, AT_BLOCK) && check_pipeline_use(g);
+    b->grid = NULL;
+    return ok ? g : NULL;
 }

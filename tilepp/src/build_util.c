@@ -174,10 +174,31 @@ int loop_var_index(Builder *b, CXCursor decl)
     return -1;
 }
 
-bool is_kernel_local(Builder *b, CXCursor decl)
+static bool in_cursor_list(const Vec *list, CXCursor decl)
 {
-    for (int i = 0; i < b->kernel_locals.len; i++)
-        if (clang_equalCursors(*(CXCursor *)b->kernel_locals.items[i], decl))
+    for (int i = 0; i < list->len; i++)
+        if (clang_equalCursors(*(CXCursor *)list->items[i], decl))
             return true;
     return false;
 }
+
+bool is_block_local(Builder *b, CXCursor decl) { return b->grid && in_cursor_list(&b->block_locals, decl); }
+
+bool is_block_var(Builder *b, CXCursor decl)
+{
+    for (int i = 0; b->grid && i < b->block_vars.len; i++)
+        if (clang_equalCursors(((const BlockVar *)b->block_vars.items[i])->var, decl))
+            return true;
+    return false;
+}
+
+unsigned statement_end(const FrontEnd *fe, unsigned end)
+{
+    unsigned at = end;
+    while (at < fe->len &&
+           (fe->text[at] == ' ' || fe->text[at] == '\t' || fe->text[at] == '\n' || fe->text[at] == '\r'))
+        at++;
+    return at < fe->len && fe->text[at] == ';' && (end == 0 || fe->text[end - 1] != ';') ? at + 1 : end;
+}
+
+bool is_kernel_local(Builder *b, CXCursor decl) { return in_cursor_list(&b->kernel_locals, decl); }

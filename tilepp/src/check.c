@@ -97,8 +97,9 @@ static bool check_parallel(const IrParallel *par)
         int v = var_missing_from_write(w, par->depth);
         if (v >= 0) {
             error_at(w->loc,
-                     "every iteration of '%s' writes the same element '%s': the iterations would race "
-                     "(a reduction needs reduce(...), not implemented yet)",
+                     "every iteration of '%s' writes the same element '%s': the iterations would race (to combine "
+                     "the iterations' values, accumulate into a variable with reduce(op: var) and store it after "
+                     "the loop)",
                      par->loops[v].var, w->text);
             ok = false;
             continue;
@@ -122,16 +123,27 @@ static bool check_parallel(const IrParallel *par)
     return ok;
 }
 
+/* The parallel loops of a statement list: at the top level of a kernel, in
+ * grid blocks and in their sequential loops. */
+static bool check_list(const Vec *stmts)
+{
+    bool ok = true;
+    for (int j = 0; j < stmts->len; j++) {
+        const IrStmt *s = stmts->items[j];
+        if (s->kind == STMT_PARALLEL)
+            ok &= check_parallel(s->par);
+        else if (s->kind == STMT_GRID)
+            ok &= check_list(&s->grid->body);
+        else if (s->kind == STMT_SEQ)
+            ok &= check_list(&s->seq->body);
+    }
+    return ok;
+}
+
 bool check_module(const IrModule *m)
 {
     bool ok = true;
-    for (int i = 0; i < m->kernels.len; i++) {
-        const IrKernel *k = m->kernels.items[i];
-        for (int j = 0; j < k->stmts.len; j++) {
-            const IrStmt *s = k->stmts.items[j];
-            if (s->kind == STMT_PARALLEL)
-                ok &= check_parallel(s->par);
-        }
-    }
+    for (int i = 0; i < m->kernels.len; i++)
+        ok &= check_list(&((const IrKernel *)m->kernels.items[i])->stmts);
     return ok;
 }

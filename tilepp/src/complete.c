@@ -63,11 +63,11 @@ static Children statements_of(CXCursor body)
     return one;
 }
 
-/* The body of a for statement, or a null cursor. */
+/* The body of a for statement (its last child), or a null cursor. */
 static CXCursor loop_body(CXCursor loop)
 {
     Children ch = children_of(loop);
-    return kind_of(loop) == CXCursor_ForStmt && ch.n == 4 ? ch.items[3] : clang_getNullCursor();
+    return kind_of(loop) == CXCursor_ForStmt && ch.n >= 1 ? ch.items[ch.n - 1] : clang_getNullCursor();
 }
 
 static void check_list(Completeness *c, Children src, const Vec *ir);
@@ -102,7 +102,11 @@ static void check_stmt(Completeness *c, CXCursor cur, const IrStmt *s)
         for (int i = 0; i < s->par->inner_pragmas.len; i++)
             claim(c, s->par->inner_pragmas.items[i], s->src_begin);
         break;
+    case STMT_SEQ:
+        check_list(c, statements_of(loop_body(cur)), &s->seq->body);
+        break;
     case STMT_DECL:
+    case STMT_SCALAR:
     case STMT_TILE_DECL:
     case STMT_TILE_OP:
         break;

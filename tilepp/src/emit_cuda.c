@@ -65,11 +65,12 @@ void put_arg_names(Out *o, const IrKernel *k)
         putf(o, "%s%s", i ? ", " : "", ((const IrParam *)k->params.items[i])->name);
 }
 
-/* Views that give the C99 array parameters a nest uses their meaning. */
-static void put_views(Out *o, const ParallelPlan *pp, const char *indent)
+/* Views that give the C99 array parameters of `params` (const IrParam*)
+ * their meaning in code that indexes them. */
+void put_views(Out *o, const Vec *params, const char *indent)
 {
-    for (int i = 0; i < pp->params_used.len; i++) {
-        const IrParam *p = pp->params_used.items[i];
+    for (int i = 0; i < params->len; i++) {
+        const IrParam *p = params->items[i];
         if (!is_view(p))
             continue;
         const IrBuffer *b = p->buf;
@@ -107,6 +108,9 @@ void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement
             put(o, s->text);
         else if (vec_buffer_of(pp, s->access->buf))
             putf(o, "tile_v_%s[tile_j]", s->access->buf->name);
+        else if (s->access->buf->space == SPACE_SHARED) /* a shared tile (emit_tile.c) */
+            putf(o, "%s(0)(%s, %s)", s->access->buf->name, s->access->buf->rank == 1 ? "0" : s->access->subs[0],
+                 s->access->subs[s->access->buf->rank - 1]);
         else
             put(o, s->access->text);
     }
@@ -135,81 +139,124 @@ void put_loop_var(Out *o, const IrLoop *l, const char *desc, const char *k_expr,
 }
 
 /* Iteration numbers of the outer loops, from the linear row index. */
-static void put_outer_vars(Out *o, const IrParallel *par)
+static void put_outer_vars(Out *o, const IrParallel *par, const LoopForm *f)
 {
     if (par->depth == 1)
         return;
-    put(o, "        long long tile_rest = tile_row;\n");
+    putf(o, "%slong long tile_rest = tile_row;\n", f->in);
     for (int d = par->depth - 2; d > 0; d--) {
-        putf(o,
-             "        const long long tile_k%d = tile_rest - tile_div(tile_rest, tile_l%d.count) * tile_l%d.count;\n",
-             d, d, d);
-        putf(o, "        tile_rest = tile_div(tile_rest, tile_l%d.count);\n", d);
+        putf(o, "%sconst long long tile_k%d = tile_rest - tile_div(tile_rest, %s%d.count) * %s%d.count;\n", f->in, d,
+             f->desc, d, f->desc, d);
+        putf(o, "%stile_rest = tile_div(tile_rest, %s%d.count);\n", f->in, f->desc, d);
     }
-    put(o, "        const long long tile_k0 = tile_rest;\n");
-    for (int d = 0; d < par->depth - 1; d++) {
-        char *k = aprintf("tile_k%d", d);
-        put_loop_var(o, &par->loops[d], aprintf("tile_l%d", d), k, "        ");
-    }
+    putf(o, "%sconst long long tile_k0 = tile_rest;\n", f->in);
+    for (int d = 0; d < par->depth - 1; d++)
+        put_loop_var(o, &par->loops[d], aprintf("%s%d", f->desc, d), aprintf("tile_k%d", d), f->in);
 }
 
-static void put_scalar_group(Out *o, const ParallelPlan *pp, const char *indent)
+static void put_scalar_group(Out *o, const ParallelPlan *pp, const LoopForm *f, const char *indent)
 {
     const IrParallel *par = pp->par;
     int inner = par->depth - 1;
     putf(o, "%sfor (int tile_j = 0; tile_j < %d; tile_j++) {\n", indent, par->vector);
-    putf(o, "%s    if (tile_first + tile_j >= tile_l%d.count)\n%s        break;\n", indent, inner, indent);
-    put_loop_var(o, &par->loops[inner], aprintf("tile_l%d", inner), "tile_first + tile_j", aprintf("%s    ", indent));
+    putf(o, "%s    if (tile_first + tile_j >= %s%d.count)\n%s        break;\n", indent, f->desc, inner, indent);
+    put_loop_var(o, &par->loops[inner], aprintf("%s%d", f->desc, inner), "tile_first + tile_j",
+                 aprintf("%s    ", indent));
     put_code(o, par->body, NULL, true);
     putf(o, "%s}\n", indent);
 }
 
-static void put_vector_group(Out *o, const ParallelPlan *pp)
+static void put_vector_group(Out *o, const ParallelPlan *pp, const LoopForm *f)
 {
     const IrParallel *par = pp->par;
     int inner = par->depth - 1, v = par->vector;
     const IrLoop *l = &par->loops[inner];
-    putf(o, "        bool tile_wide = tile_first + %d <= tile_l%d.count;\n", v, inner);
-    put(o, "        if (tile_wide) {\n");
-    put_loop_var(o, l, aprintf("tile_l%d", inner), "tile_first", "            ");
+    const char *in = f->in, *in4 = aprintf("%s    ", f->in), *in8 = aprintf("%s        ", f->in);
+    const char *desc = aprintf("%s%d", f->desc, inner);
+    putf(o, "%sbool tile_wide = tile_first + %d <= %s.count;\n", in, v, desc);
+    putf(o, "%sif (tile_wide) {\n", in);
+    put_loop_var(o, l, desc, "tile_first", in4);
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
-        putf(o, "            tile_wide = tile_wide && tile_aligned<tile_vec_align<%s, %d>()>(&(%s));\n",
+        putf(o, "%stile_wide = tile_wide && tile_aligned<tile_vec_align<%s, %d>()>(&(%s));\n", in4,
              unqualified(vb->buf->elem.spelling), v, vb->access->text);
     }
-    put(o, "        }\n");
-    put(o, "        if (tile_wide) {\n");
-    put_loop_var(o, l, aprintf("tile_l%d", inner), "tile_first", "            ");
+    putf(o, "%s}\n%sif (tile_wide) {\n", in, in);
+    put_loop_var(o, l, desc, "tile_first", in4);
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
         const char *t = unqualified(vb->buf->elem.spelling);
-        putf(o, "            %s tile_v_%s[%d];\n", t, vb->buf->name, v);
+        putf(o, "%s%s tile_v_%s[%d];\n", in4, t, vb->buf->name, v);
         if (vb->load)
-            putf(o, "            tile_vec_load<%s, %d>(tile_v_%s, &(%s));\n", t, v, vb->buf->name, vb->access->text);
+            putf(o, "%stile_vec_load<%s, %d>(tile_v_%s, &(%s));\n", in4, t, v, vb->buf->name, vb->access->text);
     }
-    putf(o, "#pragma unroll\n            for (int tile_j = 0; tile_j < %d; tile_j++) {\n", v);
-    put_loop_var(o, l, aprintf("tile_l%d", inner), "tile_first + tile_j", "                ");
+    putf(o, "#pragma unroll\n%sfor (int tile_j = 0; tile_j < %d; tile_j++) {\n", in4, v);
+    put_loop_var(o, l, desc, "tile_first + tile_j", in8);
     put_code(o, par->body, pp, true);
-    put(o, "            }\n");
+    putf(o, "%s}\n", in4);
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
         if (vb->store)
-            putf(o, "            tile_vec_store<%s, %d>(&(%s), tile_v_%s);\n", unqualified(vb->buf->elem.spelling), v,
+            putf(o, "%stile_vec_store<%s, %d>(&(%s), tile_v_%s);\n", in4, unqualified(vb->buf->elem.spelling), v,
                  vb->access->text, vb->buf->name);
     }
-    put(o, "        } else {\n");
-    put_scalar_group(o, pp, "            ");
-    put(o, "        }\n");
+    putf(o, "%s} else {\n", in);
+    put_scalar_group(o, pp, f, in4);
+    putf(o, "%s}\n", in);
 }
 
-static void put_loop_comment(Out *o, const ParallelPlan *pp)
+static const char *reduce_op_enum(IrReduceOp op)
+{
+    static const char *names[] = {"TILE_RED_SUM", "TILE_RED_PROD", "TILE_RED_MAX",  "TILE_RED_MIN", "TILE_RED_AND",
+                                  "TILE_RED_OR",  "TILE_RED_XOR",  "TILE_RED_LAND", "TILE_RED_LOR"};
+    return names[op];
+}
+
+/* The loop over a thread's groups of iterations, with each reduction
+ * variable standing for the thread's private part inside it. */
+static void put_thread_loop(Out *o, const ParallelPlan *pp, const LoopForm *f)
+{
+    const IrParallel *par = pp->par;
+    const char *in = f->base;
+    if (par->reduces.len) {
+        for (int i = 0; i < par->reduces.len; i++) {
+            const IrReduce *r = par->reduces.items[i];
+            const char *t = unqualified(r->type.spelling);
+            putf(o, "%s%s tile_part%d = tile_identity<%s, %s>();\n", in, t, i, reduce_op_enum(r->op), t);
+        }
+        putf(o, "%s{\n", in);
+        in = aprintf("%s    ", in);
+        for (int i = 0; i < par->reduces.len; i++)
+            putf(o, "%sauto &%s = tile_part%d; /* this thread's part */\n", in,
+                 ((const IrReduce *)par->reduces.items[i])->var, i);
+    }
+    putf(o, "%sfor (long long tile_t = %s; tile_t < tile_total;\n%s     tile_t += %s) {\n", in, f->first, in,
+         f->stride);
+    if (par->depth > 1)
+        putf(o,
+             "%sconst long long tile_row = tile_div(tile_t, tile_groups);\n"
+             "%sconst long long tile_first = (tile_t - tile_row * tile_groups) * %d;\n",
+             f->in, f->in, par->vector);
+    else
+        putf(o, "%sconst long long tile_first = tile_t * %d;\n", f->in, par->vector);
+    put_outer_vars(o, par, f);
+    if (pp->vec_buffers.len)
+        put_vector_group(o, pp, f);
+    else
+        put_scalar_group(o, pp, f, f->in);
+    putf(o, "%s}\n", in);
+    if (par->reduces.len)
+        putf(o, "%s}\n", f->base);
+}
+
+static void put_loop_comment(Out *o, const ParallelPlan *pp, const char *over)
 {
     const IrParallel *par = pp->par;
     putf(o, "// #pragma tile parallel at %s:%d: ", o->names->source_name, par->loc.line);
     for (int d = 0; d < par->depth; d++)
         putf(o, "%s%s", d ? " x " : "", par->loops[d].var);
-    putf(o, "%s; each thread takes %d consecutive iteration%s of '%s'", par->depth > 1 ? " collapsed" : "", par->vector,
-         par->vector > 1 ? "s" : "", par->loops[par->depth - 1].var);
+    putf(o, "%s over %s; each thread takes %d consecutive iteration%s of '%s'", par->depth > 1 ? " collapsed" : "",
+         over, par->vector, par->vector > 1 ? "s" : "", par->loops[par->depth - 1].var);
     if (pp->vec_buffers.len) {
         put(o, ",\n// moving ");
         for (int i = 0; i < pp->vec_buffers.len; i++) {
@@ -218,34 +265,132 @@ static void put_loop_comment(Out *o, const ParallelPlan *pp)
         }
         put(o, " in wide accesses when aligned (scalar otherwise)");
     }
+    for (int i = 0; i < par->reduces.len; i++) {
+        const IrReduce *r = par->reduces.items[i];
+        putf(o, "%s %s: %s", i ? "," : ";\n// reduce", r->op_text, r->var);
+    }
     put(o, ".\n");
 }
 
-static void put_parallel_kernel(Out *o, const IrKernel *k, const ParallelPlan *pp)
+/* Declarations of the kernel that a __global__ function placed at
+ * statement `at` of the kernel needs; a variable that an earlier loop
+ * reduced over the grid takes its value from the launcher's slots. */
+void put_kernel_decls(Out *o, const KernelPlan *kp, const Vec *decls, int at, const char *indent)
 {
+    for (int i = 0; i < decls->len; i++) {
+        const IrStmt *s = decls->items[i];
+        put_code(o, s->code, NULL, false);
+        for (int n = 0; n < s->decl_names.len; n++)
+            for (int j = 0; j < kp->slots.len; j++) {
+                const ReduceSlot *slot = kp->slots.items[j];
+                if (slot->first_stmt < at && strcmp(slot->var, s->decl_names.items[n]) == 0)
+                    putf(o, "%s%s = tile_slot<%s>(tile_slots, %d); /* reduced on the GPU */\n", indent, slot->var,
+                         unqualified(slot->type.spelling), slot->index);
+            }
+    }
+}
+
+/* The launcher's scratch for reductions over the grid, as parameters of
+ * every __global__ function of a kernel that has them, and as arguments. */
+void put_scratch_params(Out *o, const KernelPlan *kp)
+{
+    if (kp->slots.len)
+        put(o, ", unsigned char *tile_slots, unsigned char *tile_parts");
+}
+
+void put_scratch_args(Out *o, const KernelPlan *kp)
+{
+    if (kp->slots.len)
+        put(o, ", tile_red.slots, tile_red.parts");
+}
+
+static void put_parallel_kernel(Out *o, const KernelPlan *kp, const ParallelPlan *pp)
+{
+    const IrKernel *k = kp->k;
     const IrParallel *par = pp->par;
-    put_loop_comment(o, pp);
+    put_loop_comment(o, pp, "the grid");
     putf(o, "__global__ void __launch_bounds__(%d) %s(", k->threads, pp->kernel_name);
     put_param_list(o, k, kernel_param);
     for (int d = 0; d < par->depth; d++)
         putf(o, ", tile_loop tile_l%d", d);
-    put(o, ", long long tile_groups, long long tile_total)\n{\n");
-    put_views(o, pp, "    ");
-    put_decls(o, &pp->decls);
-    put(o, "    for (long long tile_t = blockIdx.x * (long long)blockDim.x + threadIdx.x; tile_t < tile_total;\n"
-           "         tile_t += (long long)gridDim.x * blockDim.x) {\n");
-    if (par->depth > 1)
-        put(o, "        const long long tile_row = tile_div(tile_t, tile_groups);\n"
-               "        const long long tile_first = (tile_t - tile_row * tile_groups) * ");
-    else
-        put(o, "        const long long tile_first = tile_t * ");
-    putf(o, "%d;\n", par->vector);
-    put_outer_vars(o, par);
-    if (pp->vec_buffers.len)
-        put_vector_group(o, pp);
-    else
-        put_scalar_group(o, pp, "        ");
-    put(o, "    }\n}\n\n");
+    put(o, ", long long tile_groups, long long tile_total");
+    put_scratch_params(o, kp);
+    put(o, ")\n{\n");
+    put_views(o, &pp->params_used, "    ");
+    put_kernel_decls(o, kp, &pp->decls, pp->stmt_index, "    ");
+    LoopForm f = {"tile_l", "    ", "        ", "blockIdx.x * (long long)blockDim.x + threadIdx.x",
+                  "(long long)gridDim.x * blockDim.x"};
+    put_thread_loop(o, pp, &f);
+    if (par->reduces.len) { /* the block's part of each variable, for the combining kernel */
+        put(o, "    __shared__ alignas(16) unsigned char tile_red_smem[TILE_REDUCE_SCRATCH];\n");
+        for (int i = 0; i < par->reduces.len; i++) {
+            const IrReduce *r = par->reduces.items[i];
+            const char *t = unqualified(r->type.spelling);
+            putf(o, "    tile_part%d = tile_block_reduce<%s, %d>(tile_part%d, tile_red_smem);\n", i,
+                 reduce_op_enum(r->op), k->threads, i);
+            putf(o, "    if (threadIdx.x == 0)\n        tile_part<%s>(tile_parts, %d)[blockIdx.x] = tile_part%d;\n", t,
+                 i, i);
+        }
+    }
+    put(o, "}\n\n");
+    if (!par->reduces.len)
+        return;
+    putf(o, "// Combines the blocks' parts of the reduction at %s:%d, in block order, with the values before it.\n",
+         o->names->source_name, par->loc.line);
+    putf(o, "__global__ void __launch_bounds__(%d) %s(", k->threads, pp->combine_name);
+    put_param_list(o, k, kernel_param);
+    put_scratch_params(o, kp);
+    put(o, ", int tile_nparts)\n{\n");
+    put_views(o, &pp->params_used, "    ");
+    put_kernel_decls(o, kp, &pp->combine_decls, pp->stmt_index, "    ");
+    put(o, "    __shared__ alignas(16) unsigned char tile_red_smem[TILE_REDUCE_SCRATCH];\n");
+    for (int i = 0; i < par->reduces.len; i++) {
+        const IrReduce *r = par->reduces.items[i];
+        const char *t = unqualified(r->type.spelling), *op = reduce_op_enum(r->op);
+        putf(o, "    {\n        %s tile_acc = tile_identity<%s, %s>();\n", t, op, t);
+        putf(o, "        for (int tile_p = threadIdx.x; tile_p < tile_nparts; tile_p += %d)\n", k->threads);
+        putf(o, "            tile_acc = tile_combine<%s>(tile_acc, tile_part<%s>(tile_parts, %d)[tile_p]);\n", op, t,
+             i);
+        putf(o, "        tile_acc = tile_block_reduce<%s, %d>(tile_acc, tile_red_smem);\n", op, k->threads);
+        putf(o,
+             "        if (threadIdx.x == 0)\n            *reinterpret_cast<%s *>(tile_slots + 8 * %d) = "
+             "tile_combine<%s>(%s, tile_acc);\n",
+             t, pp->slots[i], op, r->var);
+        put(o, "    }\n");
+    }
+    put(o, "}\n\n");
+}
+
+/* The per-thread loop of a parallel loop inside a grid block (emit_tile.c):
+ * the block's threads take its groups of iterations in turn; each
+ * reduction ends in a block reduction that every thread sees. */
+void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, const char *in)
+{
+    const IrParallel *par = pp->par;
+    putf(o, "%s{ ", in);
+    put_loop_comment(o, pp, "the block's threads");
+    const char *in4 = aprintf("%s    ", in);
+    for (int d = 0; d < par->depth; d++) {
+        const IrLoop *l = &par->loops[d];
+        putf(o, "%sconst tile_loop tile_q%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",
+             in4, d, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
+    }
+    int inner = par->depth - 1;
+    putf(o, "%sconst long long tile_groups = tile_q%d.count > 0 ? (tile_q%d.count + %d) / %d : 0;\n", in4, inner, inner,
+         par->vector - 1, par->vector);
+    putf(o, "%sconst long long tile_total = tile_groups", in4);
+    for (int d = 0; d < inner; d++)
+        putf(o, " * (tile_q%d.count > 0 ? tile_q%d.count : 0)", d, d);
+    put(o, ";\n");
+    LoopForm f = {"tile_q", in4, aprintf("%s    ", in4), "(long long)threadIdx.x", aprintf("%d", k->threads)};
+    put_thread_loop(o, pp, &f);
+    for (int i = 0; i < par->reduces.len; i++) {
+        const IrReduce *r = par->reduces.items[i];
+        const char *op = reduce_op_enum(r->op);
+        putf(o, "%s%s = tile_combine<%s>(%s, tile_block_reduce<%s, %d>(tile_part%d, tile_red_smem));\n", in4, r->var,
+             op, r->var, op, k->threads, i);
+    }
+    putf(o, "%s}\n", in);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -264,8 +409,9 @@ void put_loop_descriptor(Out *o, const IrLoop *l, int d)
         d);
 }
 
-static void put_launch(Out *o, const IrKernel *k, const ParallelPlan *pp)
+static void put_launch(Out *o, const KernelPlan *kp, const ParallelPlan *pp)
 {
+    const IrKernel *k = kp->k;
     const IrParallel *par = pp->par;
     putf(o, "    { // %s:%d\n", o->names->source_name, par->loc.line);
     for (int d = 0; d < par->depth; d++)
@@ -275,13 +421,31 @@ static void put_launch(Out *o, const IrKernel *k, const ParallelPlan *pp)
     put(o, "        long long tile_total = tile_groups");
     for (int d = 0; d < inner; d++)
         putf(o, " * tile_l%d.count", d);
-    put(o, ";\n        if (tile_total > 0) {\n");
-    putf(o, "            tile_err = tile_launch(%s, tile_total, %d, tile_stream, ", pp->kernel_name, k->threads);
+    put(o, ";\n");
+    if (par->reduces.len)
+        put(o, "        int tile_nparts = 0; /* no iteration: the parts are the identity */\n");
+    put(o, "        if (tile_total > 0) {\n");
+    if (par->reduces.len)
+        putf(o,
+             "            tile_err = tile_launch_parts(%s, tile_total, %d, TILE_MAX_PARTS, &tile_nparts, "
+             "tile_stream, ",
+             pp->kernel_name, k->threads);
+    else
+        putf(o, "            tile_err = tile_launch(%s, tile_total, %d, tile_stream, ", pp->kernel_name, k->threads);
     put_arg_names(o, k);
     for (int d = 0; d < par->depth; d++)
         putf(o, ", tile_l%d", d);
-    put(o, ", tile_groups, tile_total);\n");
-    put(o, "            if (tile_err != cudaSuccess)\n                return tile_err;\n        }\n    }\n");
+    put(o, ", tile_groups, tile_total");
+    put_scratch_args(o, kp);
+    put(o, ");\n");
+    put(o, "            if (tile_err != cudaSuccess)\n                return tile_err;\n        }\n");
+    if (par->reduces.len) {
+        putf(o, "        tile_err = tile_launch_blocks(%s, 1, %d, 0, tile_stream, ", pp->combine_name, k->threads);
+        put_arg_names(o, k);
+        put_scratch_args(o, kp);
+        put(o, ", tile_nparts);\n        if (tile_err != cudaSuccess)\n            return tile_err;\n");
+    }
+    put(o, "    }\n");
 }
 
 static void put_launcher(Out *o, const KernelPlan *kp)
@@ -295,13 +459,18 @@ static void put_launcher(Out *o, const KernelPlan *kp)
     put(o, "    cudaError_t tile_err = tile_check_device();\n    if (tile_err != cudaSuccess)\n        return "
            "tile_err;\n");
     put_decls(o, &kp->host_decls);
+    if (kp->slots.len) { /* the values reduced over the grid, and the blocks' parts */
+        putf(o, "    tile_scratch tile_red;\n    tile_err = tile_red.init(tile_stream, %d, %d);\n", kp->slots.len,
+             kp->max_reduces);
+        put(o, "    if (tile_err != cudaSuccess)\n        return tile_err;\n");
+    }
     for (int j = 0; j < k->stmts.len; j++) { /* in the kernel's order: each sees what the last wrote */
         for (int i = 0; i < kp->parallels.len; i++)
             if (((const ParallelPlan *)kp->parallels.items[i])->stmt_index == j)
-                put_launch(o, k, kp->parallels.items[i]);
+                put_launch(o, kp, kp->parallels.items[i]);
         for (int i = 0; i < kp->grids.len; i++)
             if (((const GridPlan *)kp->grids.items[i])->stmt_index == j)
-                put_grid_launch(o, k, kp->grids.items[i]);
+                put_grid_launch(o, kp, kp->grids.items[i]);
     }
     put(o, "    return cudaSuccess;\n}\n\n");
     putf(o, "extern \"C\" cudaError_t %s_gpu(", k->name);
@@ -384,9 +553,9 @@ static void put_kernel(Out *o, const KernelPlan *kp)
     putf(o, "\n// ==== kernel %s, %s:%d, threads(%d) ====\n\n", kp->k->name, o->names->source_name, kp->k->loc.line,
          kp->k->threads);
     for (int j = 0; j < kp->parallels.len; j++)
-        put_parallel_kernel(o, kp->k, kp->parallels.items[j]);
+        put_parallel_kernel(o, kp, kp->parallels.items[j]);
     for (int j = 0; j < kp->grids.len; j++)
-        put_grid_kernel(o, kp->k, kp->grids.items[j]);
+        put_grid_kernel(o, kp, kp->grids.items[j]);
     put_launcher(o, kp);
 }
 

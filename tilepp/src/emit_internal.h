@@ -25,13 +25,33 @@ char *launcher_param(const IrParam *p);
 void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *));
 void put_arg_names(Out *o, const IrKernel *k);
 void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement);
+
+/* How a parallel loop's per-thread loop is written: the names of its loop
+ * descriptors (tile_l0.. in a __global__ function of its own, tile_q0.. in
+ * a block), the indentation around and inside the loop, and the first
+ * group a thread takes and the stride to its next. */
+typedef struct LoopForm {
+    const char *desc, *base, *in, *first, *stride;
+} LoopForm;
+
+/* Kernel-level declarations a __global__ function placed at statement `at`
+ * of its kernel needs (values reduced on the GPU come from their slots). */
+void put_kernel_decls(Out *o, const KernelPlan *kp, const Vec *decls, int at, const char *indent);
+/* The reduction scratch of a kernel's launcher: parameters and arguments. */
+void put_scratch_params(Out *o, const KernelPlan *kp);
+void put_scratch_args(Out *o, const KernelPlan *kp);
+/* A parallel loop inside a grid block, at indentation `in`. */
+void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, const char *in);
 void put_decls(Out *o, const Vec *decls);
+/* Views (tile_view) for the C99 array parameters among `params`. */
+void put_views(Out *o, const Vec *params, const char *indent);
 void put_loop_descriptor(Out *o, const IrLoop *l, int d);
 void put_loop_var(Out *o, const IrLoop *l, const char *desc, const char *k_expr, const char *indent);
 
 /* emit_tile.c: grids. A Block is the grid kernel being written. */
 typedef struct Block {
     Out *o;
+    const KernelPlan *kp;
     const IrKernel *k;
     const GridPlan *gp;
     const char *stage;    /* C expression of the shared-memory stage in use */
@@ -51,8 +71,8 @@ void put_tile_decl(Block *bl, const IrBuffer *t);
 void put_staged_tile(Out *o, const IrBuffer *t, const char *type, long long offset, long long bytes);
 void put_op(Block *bl, const IrTileOp *op, const char *indent);
 void put_block_index(Out *o, const IrGrid *g, const char *id, const char *indent);
-void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp);
-void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp);
+void put_grid_kernel(Out *o, const KernelPlan *kp, const GridPlan *gp);
+void put_grid_launch(Out *o, const KernelPlan *kp, const GridPlan *gp);
 
 /* emit_sm90.c: the warp-specialized sm_90a variant of a grid. */
 void put_tile_decl_sm90(Block *bl, const IrBuffer *t);

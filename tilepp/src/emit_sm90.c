@@ -215,7 +215,7 @@ void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
 {
     const IrGrid *g = gp->grid;
     const Sm90Plan *p = gp->sm90;
-    Block bl = {o, k, gp, "tile_stage", p};
+    Block bl = {o, NULL, k, gp, "tile_stage", p};
     int at_pipe = p->pipe_at;
     put_comment(o, gp);
     putf(o, "__global__ void __launch_bounds__(%d, %d) %s_sm90(", p->threads, p->min_blocks, gp->kernel_name);

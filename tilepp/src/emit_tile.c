@@ -136,7 +136,6 @@ static void put_element_store(Block *bl, const IrTileOp *op, const char *indent)
         putf(o, "%s%s.for_each([&](float &tile_v, int tile_r, int tile_c) { %s });\n", indent, op->src->name, write);
         return;
     }
-    putf(o, "%s__syncthreads();\n", indent);
     putf(o, "%stile80::for_each_shared<%d>(%s, [&](%s &tile_v, int tile_r, int tile_c) { %s });\n", indent,
          bl->k->threads, staged(bl, op->src), elem(op->src), write);
 }
@@ -153,12 +152,9 @@ static void put_fill(Block *bl, const IrTileOp *op, const char *indent)
     else if (t->space == SPACE_FRAGMENT)
         putf(o, "%s%s.for_each([&](float &tile_v, int, int) { tile_v = (float)(%s)(%s); });\n", indent, t->name,
              elem(t), op->value);
-    else {
-        putf(o, "%s__syncthreads();\n", indent);
+    else
         putf(o, "%stile80::for_each_shared<%d>(%s, [&](%s &tile_e, int, int) { tile_e = (%s)(%s); });\n", indent,
              bl->k->threads, staged(bl, t), elem(t), elem(t), op->kind == TILE_CLEAR ? "0" : op->value);
-        putf(o, "%s__syncthreads();\n", indent);
-    }
 }
 
 static void put_gemm(Block *bl, const IrTileOp *op, const char *indent)
@@ -182,20 +178,20 @@ static void put_copy(Block *bl, const IrTileOp *op, const char *indent)
              d->name);
         putf(o, "%s    %s.v[tile_i] = (float)(%s)%s.v[tile_i];\n", indent, d->name, elem(d), s->name);
     } else if (s->space == SPACE_FRAGMENT) { /* to shared memory: written by threads, read by the block */
-        putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_d = %s;\n", indent, indent, indent, staged(bl, d));
+        putf(o, "%s{\n%s    const auto tile_d = %s;\n", indent, indent, staged(bl, d));
         putf(
             o,
             "%s    %s.for_each([&](float &tile_v, int tile_r, int tile_c) { tile_d(tile_r, tile_c) = (%s)tile_v; });\n",
             indent, s->name, elem(d));
-        putf(o, "%s}\n%s__syncthreads();\n", indent, indent);
+        putf(o, "%s}\n", indent);
     } else if (d->space == SPACE_SHARED) { /* shared to shared: between barriers */
-        putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_s = %s;\n", indent, indent, indent, staged(bl, s));
+        putf(o, "%s{\n%s    const auto tile_s = %s;\n", indent, indent, staged(bl, s));
         const char *assign = aprintf("tile_e = (%s)tile_s(tile_r, tile_c);", elem(d));
         putf(o, "%s    tile80::for_each_shared<%d>(%s, [&](%s &tile_e, int tile_r, int tile_c) { %s });\n", indent,
              bl->k->threads, staged(bl, d), elem(d), assign);
-        putf(o, "%s}\n%s__syncthreads();\n", indent, indent);
+        putf(o, "%s}\n", indent);
     } else { /* from shared memory */
-        putf(o, "%s__syncthreads();\n%s{\n%s    const auto tile_s = %s;\n", indent, indent, indent, staged(bl, s));
+        putf(o, "%s{\n%s    const auto tile_s = %s;\n", indent, indent, staged(bl, s));
         putf(o,
              "%s    %s.for_each([&](float &tile_v, int tile_r, int tile_c) { tile_v = (float)(%s)(float)tile_s(tile_r, "
              "tile_c); });\n",
@@ -208,6 +204,9 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
 {
     Out *o = bl->o;
     line_to_source(o, op->loc);
+    TileSyncs syncs = tile_op_syncs(op);
+    if (syncs.before)
+        putf(o, "%s__syncthreads();\n", indent);
     switch (op->kind) {
     case TILE_CLEAR:
     case TILE_FILL:
@@ -219,11 +218,9 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
             break;
         }
         /* outside a pipeline: load, wait, and make it visible to the block */
-        putf(o, "%s__syncthreads();\n", indent);
         put_load(bl, op, indent);
         if (tile_load_is_async(op))
             putf(o, "%stile80::commit();\n%stile80::wait<0>();\n", indent, indent);
-        putf(o, "%s__syncthreads();\n", indent);
         break;
     case TILE_STORE: {
         if (op->src->space != SPACE_FRAGMENT || op->src->rank == 1 || !op->origin_nonneg) {
@@ -242,6 +239,8 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
         put_copy(bl, op, indent);
         break;
     }
+    if (syncs.after)
+        putf(o, "%s__syncthreads();\n", indent);
     line_to_self(o);
 }
 
@@ -384,10 +383,60 @@ static void put_grid_comment(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o, "// On sm_90a this kernel runs too: no warp-specialized variant, because %s.\n", gp->sm90_why);
 }
 
-void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
+static void put_block_stmts(Block *bl, const Vec *body, const char *in);
+
+/* A statement of the block. Statements every thread runs alike keep their
+ * text; one that writes memory runs on thread 0. */
+static void put_block_stmt(Block *bl, const IrStmt *s, const char *in)
 {
+    Out *o = bl->o;
+    if (block_sync_before(bl->gp, s))
+        putf(o, "%s__syncthreads(); /* what the block wrote before is read or written next */\n", in);
+    switch (s->kind) {
+    case STMT_TILE_DECL:
+        put_tile_decl(bl, s->tile);
+        break;
+    case STMT_TILE_OP:
+        put_op(bl, s->op, in);
+        break;
+    case STMT_PIPELINED:
+        put_pipelined(bl, s->pipe);
+        break;
+    case STMT_DECL:
+        put_code(o, s->code, NULL, false);
+        break;
+    case STMT_SCALAR:
+        if (s->writes_memory)
+            putf(o, "%sif (threadIdx.x == 0) { /* writes memory: once for the block */\n", in);
+        put_code(o, s->code, NULL, false);
+        if (s->writes_memory)
+            putf(o, "%s}\n", in);
+        break;
+    case STMT_SEQ:
+        put_code(o, s->seq->header, NULL, false);
+        putf(o, "%s{\n", in);
+        put_block_stmts(bl, &s->seq->body, aprintf("%s    ", in));
+        putf(o, "%s}\n", in);
+        break;
+    case STMT_PARALLEL:
+        put_block_parallel(o, bl->k, block_parallel(bl->gp, s->par), in);
+        break;
+    case STMT_GRID:
+        break; /* grids do not nest */
+    }
+}
+
+static void put_block_stmts(Block *bl, const Vec *body, const char *in)
+{
+    for (int i = 0; i < body->len; i++)
+        put_block_stmt(bl, body->items[i], in);
+}
+
+void put_grid_kernel(Out *o, const KernelPlan *kp, const GridPlan *gp)
+{
+    const IrKernel *k = kp->k;
     const IrGrid *g = gp->grid;
-    Block bl = {o, k, gp, "0", NULL};
+    Block bl = {o, kp, k, gp, "0", NULL};
     put_grid_comment(o, k, gp);
     if (gp->align_variants)
         put(o, "template <int TILE_ALIGN>\n");
@@ -395,28 +444,14 @@ void put_grid_kernel(Out *o, const IrKernel *k, const GridPlan *gp)
     put_param_list(o, k, kernel_param);
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_loop tile_l%d", d);
+    put_scratch_params(o, kp);
     put(o, ")\n{\n    extern __shared__ __align__(128) unsigned char tile_smem[];\n");
-    put_decls(o, &gp->decls);
+    if (gp->block_reductions)
+        put(o, "    __shared__ alignas(16) unsigned char tile_red_smem[TILE_REDUCE_SCRATCH];\n");
+    put_views(o, &gp->views, "    ");
+    put_kernel_decls(o, kp, &gp->decls, gp->stmt_index, "    ");
     put_block_index(o, g, "blockIdx.x", "    ");
-    for (int i = 0; i < g->body.len; i++) {
-        const IrStmt *s = g->body.items[i];
-        switch (s->kind) {
-        case STMT_TILE_DECL:
-            put_tile_decl(&bl, s->tile);
-            break;
-        case STMT_TILE_OP:
-            put_op(&bl, s->op, "    ");
-            break;
-        case STMT_PIPELINED:
-            put_pipelined(&bl, s->pipe);
-            break;
-        case STMT_DECL:
-            put_code(o, s->code, NULL, false);
-            break;
-        default:
-            break;
-        }
-    }
+    put_block_stmts(&bl, &g->body, "    ");
     put(o, "}\n\n");
     if (gp->sm90)
         put_grid_kernel_sm90(o, k, gp);
@@ -438,8 +473,9 @@ static void put_alignment_test(Out *o, const GridPlan *gp, const char *in)
 
 /* The sm_80 kernel: on sm_80 and newer, and on Hopper where the sm_90a
  * variant does not apply. */
-static void put_sm80_launch(Out *o, const IrKernel *k, const GridPlan *gp, const char *in)
+static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, const char *in)
 {
+    const IrKernel *k = kp->k;
     const IrGrid *g = gp->grid;
     const char *kernel = gp->kernel_name;
     if (gp->align_variants) {
@@ -449,6 +485,8 @@ static void put_sm80_launch(Out *o, const IrKernel *k, const GridPlan *gp, const
         put_param_list(o, k, kernel_param);
         for (int d = 0; d < g->depth; d++)
             put(o, ", tile_loop");
+        if (kp->slots.len)
+            put(o, ", unsigned char *, unsigned char *");
         putf(o, ") = %s;\n", kernel);
         kernel = "tile_kernel";
     }
@@ -461,11 +499,13 @@ static void put_sm80_launch(Out *o, const IrKernel *k, const GridPlan *gp, const
     put_arg_names(o, k);
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_l%d", d);
+    put_scratch_args(o, kp);
     putf(o, ");\n%sif (tile_err != cudaSuccess)\n%s    return tile_err;\n", in, in);
 }
 
-void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
+void put_grid_launch(Out *o, const KernelPlan *kp, const GridPlan *gp)
 {
+    const IrKernel *k = kp->k;
     const IrGrid *g = gp->grid;
     putf(o, "    { // %s:%d\n", o->names->source_name, g->loc.line);
     put(o, "        long long tile_blocks = 1;\n");
@@ -478,9 +518,9 @@ void put_grid_launch(Out *o, const IrKernel *k, const GridPlan *gp)
     if (gp->sm90) {
         put_grid_launch_sm90(o, k, gp);
         put(o, "            if (!tile_launched) {\n");
-        put_sm80_launch(o, k, gp, "                ");
+        put_sm80_launch(o, kp, gp, "                ");
         put(o, "            }\n");
     } else
-        put_sm80_launch(o, k, gp, "            ");
+        put_sm80_launch(o, kp, gp, "            ");
     put(o, "        }\n    }\n");
 }

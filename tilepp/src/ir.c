@@ -110,21 +110,23 @@ static void dump_code(FILE *out, const IrCode *c, const char *indent)
     fputc('\n', out);
 }
 
-static void dump_parallel(FILE *out, const IrParallel *par)
+static void dump_parallel(FILE *out, const IrParallel *par, const char *indent)
 {
-    fprintf(out, "    parallel vector(%d) line %d\n", par->vector, par->loc.line);
+    fprintf(out, "%sparallel vector(%d) line %d%s\n", indent, par->vector, par->loc.line,
+            par->in_block ? " over the block" : "");
     for (int d = 0; d < par->depth; d++) {
         const IrLoop *l = &par->loops[d];
-        fprintf(out, "      loop %s %s: %s .. %s%s step %s\n", l->var_type.spelling, l->var, l->lo,
+        fprintf(out, "%s  loop %s %s: %s .. %s%s step %s\n", indent, l->var_type.spelling, l->var, l->lo,
                 l->inclusive ? "inclusive " : "", l->hi, l->step);
     }
     for (int i = 0; i < par->reduces.len; i++) {
         const IrReduce *r = par->reduces.items[i];
-        fprintf(out, "      reduce %s: %s\n", r->op, r->var);
+        fprintf(out, "%s  reduce %s: %s %s%s\n", indent, r->op_text, r->type.spelling, r->var,
+                r->kernel_level ? " over the grid" : "");
     }
     for (int i = 0; i < par->accesses.len; i++) {
         const IrAccess *a = par->accesses.items[i];
-        fprintf(out, "      access %s%s%s %s [", a->is_read ? "R" : "", a->is_write ? "W" : "",
+        fprintf(out, "%s  access %s%s%s %s [", indent, a->is_read ? "R" : "", a->is_write ? "W" : "",
                 a->conditional ? " cond" : "", a->buf->name);
         for (int d = 0; d < a->ndims; d++) {
             fputs(d ? "][" : "", out);
@@ -132,7 +134,7 @@ static void dump_parallel(FILE *out, const IrParallel *par)
         }
         fprintf(out, "]%s%s\n", a->nested ? " nested" : "", a->escapes ? " escapes" : "");
     }
-    dump_code(out, par->body, "      ");
+    dump_code(out, par->body, aprintf("%s  ", indent));
 }
 
 static const char *tile_op_name(const IrTileOp *op)
@@ -174,13 +176,25 @@ static void dump_block(FILE *out, const Vec *body, const char *indent)
         case STMT_PIPELINED:
             fprintf(out, "%spipelined stages(%d) %s: %s .. %s step %s\n", indent, s->pipe->stages, s->pipe->loop.var,
                     s->pipe->loop.lo, s->pipe->loop.hi, s->pipe->loop.step);
-            dump_block(out, &s->pipe->body, "        ");
+            dump_block(out, &s->pipe->body, aprintf("%s  ", indent));
             break;
         case STMT_DECL:
             dump_code(out, s->code, indent);
             break;
-        default:
+        case STMT_SCALAR:
+            fprintf(out, "%sstatement%s\n", indent, s->writes_memory ? " (writes memory: one thread)" : "");
+            dump_code(out, s->code, aprintf("%s  ", indent));
             break;
+        case STMT_SEQ:
+            fprintf(out, "%ssequential loop line %d\n", indent, s->loc.line);
+            dump_code(out, s->seq->header, aprintf("%s  ", indent));
+            dump_block(out, &s->seq->body, aprintf("%s  ", indent));
+            break;
+        case STMT_PARALLEL:
+            dump_parallel(out, s->par, indent);
+            break;
+        case STMT_GRID:
+            break; /* grids do not nest */
         }
     }
 }
@@ -234,7 +248,7 @@ void ir_dump(FILE *out, const IrModule *m)
                 fprintf(out, " line %d%s\n", s->loc.line, s->reads_memory ? " reads-memory" : "");
                 dump_code(out, s->code, "      ");
             } else
-                dump_parallel(out, s->par);
+                dump_parallel(out, s->par, "    ");
         }
     }
 }

@@ -24,7 +24,7 @@
 #include "pragma.h"
 #include "util.h"
 
-enum { IR_MAX_NEST = 3, IR_MAX_RANK = 8 };
+enum { IR_MAX_NEST = 3, IR_MAX_RANK = 8, IR_MAX_REDUCE = 16 };
 
 typedef enum {
     SCALAR_BOOL,
@@ -77,11 +77,13 @@ typedef struct Affine {
     char *rest;
 } Affine;
 
-/* One subscript of a buffer inside a loop body, e.g. `y[r][c]`. */
+/* One subscript of a buffer inside a loop body, e.g. `y[r][c]`: of a
+ * kernel's buffer parameter, or (in grid blocks) of a shared tile. */
 typedef struct IrAccess {
     IrBuffer *buf;
-    char *text; /* the access as written */
-    int ndims;  /* subscripts given; == buf->rank for an element access */
+    char *text;              /* the access as written */
+    int ndims;               /* subscripts given; == buf->rank for an element access */
+    char *subs[IR_MAX_RANK]; /* the subscripts as written */
     Affine index[IR_MAX_RANK];
     bool is_read, is_write;
     bool conditional; /* under if, ?:, &&, ||, switch or an inner loop */
@@ -117,9 +119,17 @@ typedef struct IrLoop {
     SrcLoc loc;
 } IrLoop;
 
+typedef enum { RED_SUM, RED_PROD, RED_MAX, RED_MIN, RED_AND, RED_OR, RED_XOR, RED_LAND, RED_LOR } IrReduceOp;
+
+/* `reduce(op: var)`, as OpenMP means it: each thread updates a private copy
+ * that starts at op's identity, and after the loop the variable holds its
+ * value before the loop combined with every copy. */
 typedef struct IrReduce {
-    char *op;
+    IrReduceOp op;
+    char *op_text; /* as written: "+", "max", ... */
     char *var;
+    IrType type;       /* of the variable */
+    bool kernel_level; /* a variable of the kernel, reduced over the whole grid */
     SrcLoc loc;
 } IrReduce;
 
@@ -132,6 +142,7 @@ typedef struct IrParallel {
     IrCode *body;
     Vec accesses;      /* IrAccess*, every access in the body, nested ones too */
     Vec reduces;       /* IrReduce* */
+    bool in_block;     /* inside a grid block: over the block's threads */
     Vec inner_pragmas; /* const Pragma*: `#pragma tile local` in the body, honoured as they stand */
     SrcLoc loc;        /* of the pragma */
 } IrParallel;
@@ -195,8 +206,18 @@ typedef struct IrGrid {
     SrcLoc loc;
 } IrGrid;
 
+/* A sequential `for` loop in a grid block, around block statements: every
+ * thread runs it alike. */
+typedef struct IrSeqLoop {
+    IrCode *header; /* `for (int c = 0; c < n; c += 256)`: the text up to the body */
+    Vec body;       /* IrStmt* */
+    SrcLoc loc;
+} IrSeqLoop;
+
 typedef enum {
     STMT_DECL,      /* a scalar declaration */
+    STMT_SCALAR,    /* in a grid block: a statement every thread runs alike (one thread, if it writes memory) */
+    STMT_SEQ,       /* in a grid block: a sequential loop around block statements */
     STMT_PARALLEL,  /* a parallel loop nest */
     STMT_GRID,      /* a grid of thread blocks */
     STMT_TILE_DECL, /* a shared / fragment / local buffer */
@@ -209,7 +230,9 @@ struct IrStmt {
     SrcLoc loc;
     unsigned src_begin;   /* byte offset of the source statement it comes from */
     const Pragma *pragma; /* the pragma it honours (parallel, grid, pipelined, shared/fragment, gemm), or NULL */
-    IrCode *code;         /* STMT_DECL: the declaration text */
+    IrCode *code;         /* STMT_DECL, STMT_SCALAR: the text (accesses cut out in grid blocks) */
+    Vec accesses;         /* STMT_DECL, STMT_SCALAR in grid blocks: IrAccess*, nested ones too */
+    bool writes_memory;   /* STMT_SCALAR: writes a buffer (or passes one away): one thread runs it */
     Vec decl_names;       /* STMT_DECL: the variables it declares (char*) */
     Vec decl_uses;        /* STMT_DECL: names of params/locals its initializers read (char*) */
     bool reads_memory;    /* STMT_DECL: dereferences a pointer or buffer */
@@ -218,6 +241,7 @@ struct IrStmt {
     IrBuffer *tile;       /* STMT_TILE_DECL */
     IrTileOp *op;         /* STMT_TILE_OP */
     IrPipelined *pipe;    /* STMT_PIPELINED */
+    IrSeqLoop *seq;       /* STMT_SEQ */
 };
 
 typedef struct IrKernel {

@@ -67,7 +67,7 @@ static VecBuffer *plan_buffer(const IrParallel *par, IrBuffer *buf)
     return vb;
 }
 
-static void plan_vectors(ParallelPlan *pp)
+void plan_vectors(ParallelPlan *pp)
 {
     const IrParallel *par = pp->par;
     const IrLoop *inner = &par->loops[par->depth - 1];
@@ -83,7 +83,7 @@ static void plan_vectors(ParallelPlan *pp)
     Vec seen = {0};
     for (int i = 0; i < par->accesses.len; i++) {
         IrBuffer *buf = ((const IrAccess *)par->accesses.items[i])->buf;
-        bool done = false;
+        bool done = buf->space != SPACE_GLOBAL; /* tiles: element by element */
         for (int j = 0; j < seen.len; j++)
             done |= seen.items[j] == buf;
         if (done)
@@ -100,7 +100,7 @@ static void plan_vectors(ParallelPlan *pp)
                    par->vector, inner->var, par->vector);
 }
 
-static bool loops_mention(const IrLoop *loops, int depth, const char *name)
+bool loops_mention(const IrLoop *loops, int depth, const char *name)
 {
     for (int d = 0; d < depth; d++) {
         const IrLoop *l = &loops[d];
@@ -169,7 +169,7 @@ static bool plan_host_decls(KernelPlan *kp)
     return ok;
 }
 
-static bool code_mentions(const IrCode *code, const char *name)
+bool code_mentions(const IrCode *code, const char *name)
 {
     for (int i = 0; i < code->nsegs; i++) {
         const IrSeg *seg = &code->segs[i];
@@ -179,13 +179,21 @@ static bool code_mentions(const IrCode *code, const char *name)
     return false;
 }
 
-static bool body_reads(const void *ctx, const char *name) { return code_mentions(ctx, name); }
+static bool names_reduced(const void *ctx, const char *name);
+
+/* The body reads `name`; a variable the loop reduces stands for a thread's
+ * part in it (the launcher's combining kernel reads the variable). */
+static bool body_reads(const void *ctx, const char *name)
+{
+    const IrParallel *par = ctx;
+    return !names_reduced(par, name) && code_mentions(par->body, name);
+}
 
 /* What the body of a nest reads from outside it: kernel-level declarations
  * (emitted into its __global__ function) and parameters (to declare views). */
 static void plan_body_inputs(ParallelPlan *pp, const IrKernel *k)
 {
-    needed_decls(k, pp->stmt_index, body_reads, pp->par->body, &pp->decls);
+    needed_decls(k, pp->stmt_index, body_reads, pp->par, &pp->decls);
     for (int i = 0; i < k->params.len; i++) {
         const IrParam *p = k->params.items[i];
         bool read = code_mentions(pp->par->body, p->name);
@@ -194,6 +202,69 @@ static void plan_body_inputs(ParallelPlan *pp, const IrKernel *k)
         if (read)
             vec_push(&pp->params_used, (void *)p);
     }
+}
+
+static ReduceSlot *slot_named(const KernelPlan *kp, const char *var)
+{
+    for (int i = 0; i < kp->slots.len; i++) {
+        ReduceSlot *slot = kp->slots.items[i];
+        if (strcmp(slot->var, var) == 0)
+            return slot;
+    }
+    return NULL;
+}
+
+static bool names_reduced(const void *ctx, const char *name)
+{
+    const IrParallel *par = ctx;
+    for (int i = 0; i < par->reduces.len; i++)
+        if (strcmp(((const IrReduce *)par->reduces.items[i])->var, name) == 0)
+            return true;
+    return false;
+}
+
+/* A loop at the top level of the kernel that reduces: each variable gets a
+ * slot in device memory (the first loop that reduces it), and the combining
+ * kernel evaluates the variables' declarations for their values before. */
+static void plan_grid_reduction(KernelPlan *kp, ParallelPlan *pp)
+{
+    const IrParallel *par = pp->par;
+    if (!par->reduces.len)
+        return;
+    pp->combine_name = aprintf("%s_combine", pp->kernel_name);
+    for (int i = 0; i < par->reduces.len; i++) {
+        const IrReduce *r = par->reduces.items[i];
+        ReduceSlot *slot = slot_named(kp, r->var);
+        if (!slot) {
+            slot = anew(sizeof *slot);
+            *slot = (ReduceSlot){r->var, r->type, kp->slots.len, pp->stmt_index};
+            vec_push(&kp->slots, slot);
+        }
+        pp->slots[i] = slot->index;
+    }
+    if (par->reduces.len > kp->max_reduces)
+        kp->max_reduces = par->reduces.len;
+    needed_decls(kp->k, pp->stmt_index, names_reduced, par, &pp->combine_decls);
+}
+
+/* The launcher cannot size a grid with a value the GPU computes. */
+static bool host_reads_slot(const KernelPlan *kp)
+{
+    bool ok = true;
+    for (int i = 0; i < kp->host_decls.len; i++) {
+        const IrStmt *s = kp->host_decls.items[i];
+        for (int n = 0; n < s->decl_names.len; n++) {
+            const ReduceSlot *slot = slot_named(kp, s->decl_names.items[n]);
+            if (!slot)
+                continue;
+            error_at(s->loc,
+                     "a loop bound depends on '%s', which a reduction computes on the GPU: the launcher sizes the "
+                     "grid on the host, before any kernel runs",
+                     slot->var);
+            ok = false;
+        }
+    }
+    return ok;
 }
 
 Plan *lower_module(const IrModule *m)
@@ -221,9 +292,10 @@ Plan *lower_module(const IrModule *m)
             pp->kernel_name = aprintf("tile_%s_%d", kp->k->name, pp->index);
             plan_vectors(pp);
             plan_body_inputs(pp, kp->k);
+            plan_grid_reduction(kp, pp);
             vec_push(&kp->parallels, pp);
         }
-        ok &= plan_host_decls(kp);
+        ok &= plan_host_decls(kp) && host_reads_slot(kp);
         vec_push(&plan->kernels, kp);
     }
     return ok ? plan : NULL;

@@ -26,13 +26,27 @@ typedef struct VecBuffer {
 
 typedef struct ParallelPlan {
     const IrParallel *par;
-    char *kernel_name; /* the generated __global__ function */
-    int index;         /* position among the kernel's parallel nests */
-    int stmt_index;    /* position among the kernel's statements */
-    Vec vec_buffers;   /* VecBuffer* */
-    Vec decls;         /* const IrStmt*: kernel-level declarations the body reads */
-    Vec params_used;   /* const IrParam*: parameters the body or those declarations read */
+    char *kernel_name;        /* the generated __global__ function (kernel level) */
+    char *combine_name;       /* kernel level, with reduce: the one-block kernel that combines the blocks' parts */
+    int index;                /* position among the kernel's parallel nests */
+    int stmt_index;           /* position among the kernel's statements */
+    Vec vec_buffers;          /* VecBuffer* */
+    Vec decls;                /* const IrStmt*: kernel-level declarations the body reads */
+    Vec params_used;          /* const IrParam*: parameters the body or those declarations read */
+    int slots[IR_MAX_REDUCE]; /* kernel level: the ReduceSlot of each reduction */
+    Vec combine_decls;        /* kernel level, with reduce: the declarations of the reduced variables */
 } ParallelPlan;
+
+/* A variable of a kernel that a parallel loop at its top level reduces over
+ * the whole grid: its value lives in device memory from that loop on, in
+ * slot `index` of the launcher's scratch (8 bytes a slot), and every later
+ * __global__ function of the kernel reads it from there. */
+typedef struct ReduceSlot {
+    const char *var;
+    IrType type;
+    int index;
+    int first_stmt; /* the statement of the kernel that reduces it first */
+} ReduceSlot;
 
 /* A shared tile in the block's dynamic shared memory: `stages` copies when
  * a pipelined loop loads it, one otherwise. */
@@ -107,15 +121,21 @@ typedef struct GridPlan {
     bool align_variants;       /* two instantiations: 16-byte-aligned loads only, and any alignment */
     Vec loads;                 /* const IrTileOp*: the block's asynchronous tile loads (tile_load_is_async) */
     Vec decls;                 /* const IrStmt*: kernel-level declarations the block reads */
+    Vec parallels;             /* ParallelPlan*: the block's parallel loops (over its threads) */
+    Vec syncs;                 /* const IrStmt*: block statements that need a __syncthreads() before them */
+    Vec views;                 /* const IrParam*: C99 array parameters that block code indexes */
+    bool block_reductions;     /* some parallel loop of the block reduces: scratch in shared memory */
     Sm90Plan *sm90;            /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
     const char *sm90_why;      /* when there is no sm_90a variant although 90a was asked for */
 } GridPlan;
 
 typedef struct KernelPlan {
     const IrKernel *k;
-    Vec parallels;  /* ParallelPlan* */
-    Vec grids;      /* GridPlan* */
-    Vec host_decls; /* const IrStmt*: declarations the launcher evaluates */
+    Vec parallels;   /* ParallelPlan* */
+    Vec grids;       /* GridPlan* */
+    Vec host_decls;  /* const IrStmt*: declarations the launcher evaluates */
+    Vec slots;       /* ReduceSlot*: variables reduced over the grid */
+    int max_reduces; /* most variables one kernel-level loop reduces */
 } KernelPlan;
 
 typedef struct Plan {
@@ -128,6 +148,30 @@ Plan *lower_module(const IrModule *m);
 
 /* lower_tile.c: the plan of a grid, or NULL after reporting why it cannot run. */
 GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs);
+
+/* The barriers a tile operation (outside a pipelined loop's loads) has
+ * around it: the threads that wrote or read a shared tile before are not
+ * the ones that touch its elements in the operation, nor after it. */
+typedef struct TileSyncs {
+    bool before, after;
+} TileSyncs;
+TileSyncs tile_op_syncs(const IrTileOp *op);
+
+/* lower_block.c: the statements of a grid's block beside its tile work:
+ * the plans of its parallel loops, the barriers between statements that
+ * share memory, the views block code indexes. */
+void lower_block(GridPlan *gp, const IrKernel *k);
+/* The plan of a block-level parallel loop. */
+const ParallelPlan *block_parallel(const GridPlan *gp, const IrParallel *par);
+/* Whether a __syncthreads() goes before block statement s. */
+bool block_sync_before(const GridPlan *gp, const IrStmt *s);
+
+/* lower.c */
+void plan_vectors(ParallelPlan *pp);
+/* Does the code mention `name` (in its text or its accesses)? */
+bool code_mentions(const IrCode *code, const char *name);
+/* Do the bounds or steps of the loops mention `name`? */
+bool loops_mention(const IrLoop *loops, int depth, const char *name);
 const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf);
 /* Whether a tile_load copies asynchronously (cp.async, or TMA on sm_90a): a
  * 2-D shared tile of the matrix's element type, at an origin that is never

@@ -233,10 +233,15 @@ static bool block_mentions(const Vec *body, const char *name)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_DECL) {
-            for (int j = 0; j < s->code->nsegs; j++)
-                if (s->code->segs[j].kind == SEG_TEXT && text_mentions(s->code->segs[j].text, name))
-                    return true;
+        if (s->kind == STMT_DECL || s->kind == STMT_SCALAR) {
+            if (code_mentions(s->code, name))
+                return true;
+        } else if (s->kind == STMT_PARALLEL) {
+            if (code_mentions(s->par->body, name) || loops_mention(s->par->loops, s->par->depth, name))
+                return true;
+        } else if (s->kind == STMT_SEQ) {
+            if (code_mentions(s->seq->header, name) || block_mentions(&s->seq->body, name))
+                return true;
         } else if (s->kind == STMT_TILE_OP) {
             const IrTileOp *op = s->op;
             const char *texts[] = {op->r0, op->c0, op->rows, op->cols, op->value};
@@ -313,6 +318,7 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
     for (int i = 0; i < gp->loads.len; i++)
         gp->align_variants &= ((const IrTileOp *)gp->loads.items[i])->c0_aligned;
     plan_decls(gp, k);
+    lower_block(gp, k);
     if (archs & ARCH_SM90A)
         gp->sm90 = lower_grid_sm90(k, gp, &gp->sm90_why);
     return gp;

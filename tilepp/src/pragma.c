@@ -201,7 +201,7 @@ static bool parse_clause(Cursor *c, const DirectiveSpec *d, Pragma *p)
         free(list);
         return false;
     }
-    if (pragma_clause(p, name->text)) {
+    if (pragma_clause(p, name->text) && strcmp(name->text, "reduce") != 0) { /* reductions of several operators */
         error_at(name->loc, "duplicate clause '%s'", name->text);
         return false;
     }

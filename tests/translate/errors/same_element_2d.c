@@ -1,5 +1,5 @@
 // A collapsed 2-D nest where every j writes c[i].
-// expect: 11:13: error: every iteration of 'j' writes the same element 'c[i]': the iterations would race (a reduction needs reduce(...), not implemented yet)
+// expect: 11:13: error: every iteration of 'j' writes the same element 'c[i]': the iterations would race (to combine the iterations' values, accumulate into a variable with reduce(op: var) and store it after the loop)
 #include <tilepp/tile.h>
 
 #pragma tile kernel

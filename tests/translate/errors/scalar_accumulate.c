@@ -1,5 +1,5 @@
 // A scalar accumulated without reduce.
-// expect: 11:9: error: 'sum' is assigned in every iteration of a parallel loop, but declared outside it: the iterations would race: declare it inside the loop (reductions, reduce(...), are not implemented yet)
+// expect: 11:9: error: 'sum' is assigned in every iteration of a parallel loop, but declared outside it: the iterations would race: declare it inside the loop, or combine the iterations' values with reduce(op: sum)
 #include <tilepp/tile.h>
 
 #pragma tile kernel

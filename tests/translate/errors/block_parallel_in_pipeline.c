@@ -1,9 +1,9 @@
-// Plain statements in a grid block (outside any '#pragma tile parallel').
-// expect: 17:13: error: in a '#pragma tile grid' block this version of tilepp accepts tile declarations, tile operations, scalar declarations and one pipelined loop
+// A parallel loop inside a pipelined loop.
+// expect: 21:1: error: '#pragma tile parallel' inside a pipelined loop is not implemented yet in this version of tilepp: put it before or after the loop
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)
-void f(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N])
+void f(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N], float *y)
 {
 #pragma tile grid
     for (int by = 0; by < tile_cdiv(M, 64); by++)
@@ -13,13 +13,14 @@ void f(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N
 #pragma tile fragment
             float Cf[64][64];
             tile_clear(Cf);
-            int x = 0;
-            x++;
 #pragma tile pipelined stages(2)
             for (int k = 0; k < tile_cdiv(K, 32); k++) {
                 tile_load(As, A, by * 64, k * 32, M, K);
                 tile_load(Bs, B, k * 32, bx * 64, K, N);
                 tile_gemm(As, Bs, Cf);
+#pragma tile parallel
+                for (int i = 0; i < 64; i++)
+                    y[i] = 0.0f;
             }
             tile_store(C, Cf, by * 64, bx * 64, M, N);
         }

@@ -1,0 +1,52 @@
+/* softmax.c — row softmax, written the way llm.c writes it: a grid over the
+ * rows (one thread block a row), and parallel loops over a row's columns
+ * (spread over the block's threads), with reductions in between.
+ *
+ * Only the first `valid` columns of a row take part (a padded row, as a
+ * vocabulary padded to a multiple of 128 has); the padding gets 0. The
+ * maximum is subtracted before exponentiating, so large inputs do not
+ * overflow. Compiled as C, these functions are the CPU reference. */
+#include <math.h>
+#include <tilepp/tile.h>
+
+#pragma tile kernel threads(256)
+void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float y[rows][cols])
+{
+#pragma tile grid
+    for (int r = 0; r < rows; r++) {
+        float m = -INFINITY;
+#pragma tile parallel vector(4) reduce(max: m)
+        for (int c = 0; c < valid; c++)
+            m = fmaxf(m, x[r][c]);
+        float s = 0.0f;
+#pragma tile parallel vector(4) reduce(+: s)
+        for (int c = 0; c < valid; c++)
+            s += expf(x[r][c] - m);
+        float inv = 1.0f / s;
+#pragma tile parallel vector(4)
+        for (int c = 0; c < cols; c++)
+            y[r][c] = c < valid ? expf(x[r][c] - m) * inv : 0.0f;
+    }
+}
+
+/* The same on half rows: the arithmetic is float (as C does it for half),
+ * and each thread moves 8 columns, 16 bytes, at a time. */
+#pragma tile kernel threads(256)
+void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols])
+{
+#pragma tile grid
+    for (int r = 0; r < rows; r++) {
+        float m = -INFINITY;
+#pragma tile parallel vector(8) reduce(max: m)
+        for (int c = 0; c < valid; c++)
+            m = fmaxf(m, x[r][c]);
+        float s = 0.0f;
+#pragma tile parallel vector(8) reduce(+: s)
+        for (int c = 0; c < valid; c++)
+            s += expf(x[r][c] - m);
+        float inv = 1.0f / s;
+#pragma tile parallel vector(8)
+        for (int c = 0; c < cols; c++)
+            y[r][c] = c < valid ? expf(x[r][c] - m) * inv : 0.0f;
+    }
+}

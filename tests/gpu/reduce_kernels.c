@@ -1,0 +1,161 @@
+/* reduce_kernels.c — parallel loops inside grid blocks and reductions, as
+ * users write them. Each kernel is plain C; its CPU run is the reference
+ * reduce_test.c compares the GPU with. */
+#include <math.h>
+#include <tilepp/tile.h>
+
+enum { CHUNK = 1024, ROW_CACHE = 2048 };
+
+/* Per row: the minimum, the maximum, and the sum plus an offset that takes
+ * part once (the variable's value before the loop), in one loop with three
+ * reductions; the three stores run once per row. */
+#pragma tile kernel threads(128)
+void row_stats(int rows, int cols, float offset, const float x[rows][cols], float lo[rows], float hi[rows],
+               float total[rows])
+{
+#pragma tile grid
+    for (int r = 0; r < rows; r++) {
+        float mn = INFINITY, mx = -INFINITY;
+        float s = offset;
+#pragma tile parallel reduce(min: mn) reduce(max: mx) reduce(+: s)
+        for (int c = 0; c < cols; c++) {
+            float v = x[r][c];
+            mn = v < mn ? v : mn;
+            mx = tile_max(mx, v);
+            s += v;
+        }
+        lo[r] = mn;
+        hi[r] = mx;
+        total[r] = s;
+    }
+}
+
+/* Softmax over a long row in chunks: a running maximum and a running sum,
+ * rescaled as each chunk's maximum arrives (a sequential loop of the block
+ * around two parallel loops), then one pass that writes. */
+#pragma tile kernel threads(256)
+void online_softmax(int rows, int cols, const float x[rows][cols], float y[rows][cols])
+{
+#pragma tile grid
+    for (int r = 0; r < rows; r++) {
+        float m = -INFINITY, s = 0.0f;
+        for (int c0 = 0; c0 < cols; c0 += CHUNK) {
+            int end = tile_min(c0 + CHUNK, cols);
+            float mc = -INFINITY;
+#pragma tile parallel reduce(max: mc)
+            for (int c = c0; c < end; c++)
+                mc = fmaxf(mc, x[r][c]);
+            float mn = fmaxf(m, mc);
+            float shift = mn == -INFINITY ? 0.0f : mn; /* a chunk of -inf so far: nothing to rescale */
+            float sc = 0.0f;
+#pragma tile parallel vector(2) reduce(+: sc)
+            for (int c = c0; c < end; c++)
+                sc += expf(x[r][c] - shift);
+            s = s * expf(m - shift) + sc;
+            m = mn;
+        }
+#pragma tile parallel vector(4)
+        for (int c = 0; c < cols; c++)
+            y[r][c] = expf(x[r][c] - m) / s;
+    }
+}
+
+/* A row kept in shared memory between loops: loaded once, centred by its
+ * mean, scaled by its largest magnitude, written. */
+#pragma tile kernel threads(256)
+void shared_row(int rows, int cols, const half x[rows][cols], float y[rows][cols])
+{
+#pragma tile grid
+    for (int r = 0; r < rows; r++) {
+#pragma tile shared
+        float row[ROW_CACHE];
+        int n = tile_min(cols, ROW_CACHE);
+        float sum = 0.0f;
+#pragma tile parallel reduce(+: sum)
+        for (int c = 0; c < n; c++) {
+            row[c] = x[r][c];
+            sum += row[c];
+        }
+        float mean = sum / n;
+        float peak = 0.0f;
+#pragma tile parallel reduce(max: peak)
+        for (int c = 0; c < n; c++) {
+            row[c] = row[c] - mean;
+            peak = fmaxf(peak, fabsf(row[c]));
+        }
+        float scale = peak > 0.0f ? 1.0f / peak : 1.0f;
+#pragma tile parallel
+        for (int c = 0; c < cols; c++)
+            y[r][c] = c < n ? row[n - 1 - c] * scale : 0.0f;
+    }
+}
+
+/* A block that writes global memory, then reads back what other threads
+ * wrote: a scalar read of the first element, and a reversed pass. */
+#pragma tile kernel threads(128)
+void write_then_read(int rows, int cols, const float x[rows][cols], float t[rows][cols], float y[rows][cols])
+{
+#pragma tile grid
+    for (int r = 0; r < rows; r++) {
+#pragma tile parallel vector(4)
+        for (int c = 0; c < cols; c++)
+            t[r][c] = 2.0f * x[r][c] + 1.0f;
+        float first = t[r][0];
+#pragma tile parallel
+        for (int c = 0; c < cols; c++)
+            y[r][c] = t[r][cols - 1 - c] - first;
+    }
+}
+
+/* A 2-D parallel nest over a slice per block: each batch's matrix divided
+ * by its sum of squares. */
+#pragma tile kernel threads(256)
+void slice_normalize(int batches, int m, int n, const float x[batches][m][n], float y[batches][m][n])
+{
+#pragma tile grid
+    for (int b = 0; b < batches; b++) {
+        float ss = 0.0f;
+#pragma tile parallel vector(4) reduce(+: ss)
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++)
+                ss = ss + x[b][i][j] * x[b][i][j];
+        float inv = 1.0f / sqrtf(ss + 1e-12f);
+#pragma tile parallel vector(4)
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++)
+                y[b][i][j] = x[b][i][j] * inv;
+    }
+}
+
+/* Reductions over a whole vector at the top level of a kernel: a count, a
+ * maximum that starts from a floor, a logical and, a bitwise or, and the
+ * same sum reduced twice (the second loop starts from the first's result);
+ * a last loop writes them out. */
+#pragma tile kernel threads(256)
+void vector_facts(int n, float floor_value, const float *x, float facts[4], float sums[2])
+{
+    int positives = 0;
+    float peak = floor_value;
+    int all_finite = 1;
+    unsigned bits = 0u;
+    float s = 0.0f;
+#pragma tile parallel reduce(+: positives, s) reduce(max: peak) reduce(&&: all_finite) reduce(|: bits)
+    for (int i = 0; i < n; i++) {
+        if (x[i] > 0.0f)
+            positives++;
+        peak = fmaxf(peak, x[i]);
+        all_finite = isfinite(x[i]) && all_finite;
+        bits |= 1u << (i % 32);
+        s += x[i];
+    }
+#pragma tile parallel reduce(+: s)
+    for (int i = 0; i < n; i += 2)
+        s += 2.0f * x[i];
+    float mean = n > 0 ? s / n : 0.0f;
+#pragma tile parallel
+    for (int i = 0; i < 4; i++)
+        facts[i] = i == 0 ? (float)positives : i == 1 ? peak : i == 2 ? (float)all_finite : (float)bits;
+#pragma tile parallel
+    for (int i = 0; i < 2; i++)
+        sums[i] = i == 0 ? s : mean;
+}

@@ -1,0 +1,256 @@
+/* reduce_test.c — parallel loops inside grid blocks and reductions
+ * (samples/softmax.c, layernorm.c, normalize.c and reduce_kernels.c)
+ * against their CPU reference on random inputs in [-1, 1] and on hard
+ * ones: rows of -inf but one element, large magnitudes, columns no multiple
+ * of the vector width, one row and many rows, a block that is the only one.
+ *
+ * Tolerances follow the floating-point order (pragmas/README.md,
+ * "Reductions"): the CPU adds a row left to right, the GPU each thread's
+ * share left to right and then the shares in a fixed tree, so sums differ
+ * by rounding: a few units of 2^-24 times the square root of the count, far
+ * below 1e-5 relative for the row lengths here and 1e-4 for the vectors of
+ * millions. max, min, counts, logical and bitwise reductions are exact.
+ * Half outputs: one half ulp, ~1e-3, after float math that may differ in
+ * the last bits (the device expf): 1e-2, as the other half tests.
+ *
+ * Prints one line per case and "N passed, N failed"; exits 0 when all
+ * passed, 1 otherwise, 77 (SKIPPED) without a CUDA device. */
+#include "gpu_check.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "layernorm.tile.h"
+#include "normalize.tile.h"
+#include "reduce_kernels.tile.h"
+#include "softmax.tile.h"
+
+/* The CPU references, compiled by the C compiler. */
+void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float y[rows][cols]);
+void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols]);
+void layernorm(int rows, int cols, const float x[rows][cols], const float weight[cols], const float bias[cols],
+               float y[rows][cols], float mean[rows], float rstd[rows]);
+void normalize(int n, const float *x, float *y);
+void row_stats(int rows, int cols, float offset, const float x[rows][cols], float lo[rows], float hi[rows],
+               float total[rows]);
+void online_softmax(int rows, int cols, const float x[rows][cols], float y[rows][cols]);
+void shared_row(int rows, int cols, const half x[rows][cols], float y[rows][cols]);
+void write_then_read(int rows, int cols, const float x[rows][cols], float t[rows][cols], float y[rows][cols]);
+void slice_normalize(int batches, int m, int n, const float x[batches][m][n], float y[batches][m][n]);
+void vector_facts(int n, float floor_value, const float *x, float facts[4], float sums[2]);
+
+#define TOL_ROW 1e-5
+#define TOL_LONG 1e-4
+#define TOL_EXACT 1e-7
+#define TOL_HALF 1e-2
+
+/* --small (for the sanitizers, which run kernels far slower): only the
+ * cases of at most 2^20 elements. */
+static int small_only;
+#define TOO_BIG(n) (small_only && (double)(n) > (double)(1 << 20))
+
+typedef enum { DATA_RANDOM, DATA_NEG_INF, DATA_LARGE } data_kind;
+static const char *data_names[] = {"random", "-inf rows", "large"};
+
+/* Makes the input hard: each row -inf but one element (at a column that
+ * moves from row to row), or values up to +-`large`. */
+static void shape_input(gc_buf *x, int rows, int cols, int valid, data_kind kind)
+{
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            size_t i = (size_t)r * cols + c;
+            float v = x->type == GC_F32 ? ((float *)x->host)[i] : (float)((half *)x->host)[i];
+            if (kind == DATA_NEG_INF && c != (r * 7919) % valid)
+                v = -INFINITY;
+            else if (kind == DATA_LARGE)
+                v *= x->type == GC_F32 ? 3e4f : 6e4f;
+            if (x->type == GC_F32)
+                ((float *)x->host)[i] = v;
+            else
+                ((half *)x->host)[i] = (half)v;
+        }
+    SU_CHECK(cudaMemcpy(x->dev, x->host, x->n * gc_size(x->type), cudaMemcpyHostToDevice));
+}
+
+static void test_softmax(gc_type t, int rows, int cols, int valid, data_kind kind)
+{
+    if (TOO_BIG((double)rows * cols))
+        return;
+    gc_case c;
+    gc_begin(&c);
+    size_t n = (size_t)rows * cols;
+    gc_buf *x = gc_in(&c, t, n, 0), *y = gc_out(&c, t, n, 0, t == GC_F32 ? TOL_ROW : TOL_HALF);
+    shape_input(x, rows, cols, valid, kind);
+    cudaError_t err;
+    if (t == GC_F32) {
+        softmax_f32(rows, cols, valid, x->host, y->host);
+        err = softmax_f32_gpu(rows, cols, valid, x->dev, y->dev);
+    } else {
+        softmax_f16(rows, cols, valid, x->host, y->host);
+        err = softmax_f16_gpu(rows, cols, valid, x->dev, y->dev);
+    }
+    gc_finish(&c, err, "softmax_%s %dx%d valid %d %s", t == GC_F32 ? "f32" : "f16", rows, cols, valid,
+              data_names[kind]);
+}
+
+static void test_layernorm(int rows, int cols)
+{
+    if (TOO_BIG((double)rows * cols))
+        return;
+    gc_case c;
+    gc_begin(&c);
+    size_t n = (size_t)rows * cols;
+    gc_buf *x = gc_in(&c, GC_F32, n, 0), *w = gc_in(&c, GC_F32, cols, 0), *b = gc_in(&c, GC_F32, cols, 0);
+    gc_buf *y = gc_out(&c, GC_F32, n, 0, TOL_ROW), *mean = gc_out(&c, GC_F32, rows, 0, TOL_ROW);
+    gc_buf *rstd = gc_out(&c, GC_F32, rows, 0, TOL_ROW);
+    layernorm(rows, cols, x->host, w->host, b->host, y->host, mean->host, rstd->host);
+    gc_finish(&c, layernorm_gpu(rows, cols, x->dev, w->dev, b->dev, y->dev, mean->dev, rstd->dev), "layernorm %dx%d",
+              rows, cols);
+}
+
+/* Millions of squares: the C run's left-to-right float sum drifts from the
+ * exact one by ~1e-3 relative (each addition rounds at the growing sum's
+ * ulp; the GPU's tree of short sums stays within ~1e-6), so from 2^20
+ * elements on the reference is the same function in double precision. */
+static void normalize_exact(int n, const float *x, float *y)
+{
+    double ss = 0.0;
+    for (int i = 0; i < n; i++)
+        ss += (double)x[i] * x[i];
+    double inv = ss > 0.0 ? 1.0 / sqrt(ss) : 0.0;
+    for (int i = 0; i < n; i++)
+        y[i] = (float)(x[i] * inv);
+}
+
+static void test_normalize(int n)
+{
+    if (TOO_BIG(n))
+        return;
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, n, 0), *y = gc_out(&c, GC_F32, n, 0, n > 100000 ? TOL_LONG : TOL_ROW);
+    bool exact = n >= (1 << 20);
+    (exact ? normalize_exact : normalize)(n, x->host, y->host);
+    gc_finish(&c, normalize_gpu(n, x->dev, y->dev), "normalize n=%d%s", n, exact ? " (double reference)" : "");
+}
+
+static void test_row_stats(int rows, int cols)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)rows * cols, 0);
+    gc_buf *lo = gc_out(&c, GC_F32, rows, 0, TOL_EXACT), *hi = gc_out(&c, GC_F32, rows, 0, TOL_EXACT);
+    gc_buf *total = gc_out(&c, GC_F32, rows, 0, TOL_ROW);
+    const float offset = 1000.0f; /* would show if it took part once per thread or per block */
+    row_stats(rows, cols, offset, x->host, lo->host, hi->host, total->host);
+    gc_finish(&c, row_stats_gpu(rows, cols, offset, x->dev, lo->dev, hi->dev, total->dev), "row_stats %dx%d", rows,
+              cols);
+}
+
+static void test_online_softmax(int rows, int cols, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    size_t n = (size_t)rows * cols;
+    gc_buf *x = gc_in(&c, GC_F32, n, 0), *y = gc_out(&c, GC_F32, n, 0, TOL_ROW);
+    shape_input(x, rows, cols, cols, kind);
+    online_softmax(rows, cols, x->host, y->host);
+    gc_finish(&c, online_softmax_gpu(rows, cols, x->dev, y->dev), "online_softmax %dx%d %s", rows, cols,
+              data_names[kind]);
+}
+
+static void test_shared_row(int rows, int cols)
+{
+    gc_case c;
+    gc_begin(&c);
+    size_t n = (size_t)rows * cols;
+    gc_buf *x = gc_in(&c, GC_F16, n, 0), *y = gc_out(&c, GC_F32, n, 0, TOL_ROW);
+    shared_row(rows, cols, x->host, y->host);
+    gc_finish(&c, shared_row_gpu(rows, cols, x->dev, y->dev), "shared_row %dx%d", rows, cols);
+}
+
+static void test_write_then_read(int rows, int cols)
+{
+    gc_case c;
+    gc_begin(&c);
+    size_t n = (size_t)rows * cols;
+    gc_buf *x = gc_in(&c, GC_F32, n, 0);
+    gc_buf *t = gc_out(&c, GC_F32, n, 0, TOL_EXACT), *y = gc_out(&c, GC_F32, n, 0, TOL_EXACT);
+    write_then_read(rows, cols, x->host, t->host, y->host);
+    gc_finish(&c, write_then_read_gpu(rows, cols, x->dev, t->dev, y->dev), "write_then_read %dx%d", rows, cols);
+}
+
+static void test_slice_normalize(int batches, int m, int n)
+{
+    if (TOO_BIG((double)batches * m * n))
+        return;
+    gc_case c;
+    gc_begin(&c);
+    size_t count = (size_t)batches * m * n;
+    gc_buf *x = gc_in(&c, GC_F32, count, 0), *y = gc_out(&c, GC_F32, count, 0, TOL_ROW);
+    slice_normalize(batches, m, n, x->host, y->host);
+    gc_finish(&c, slice_normalize_gpu(batches, m, n, x->dev, y->dev), "slice_normalize %dx%dx%d", batches, m, n);
+}
+
+static void test_vector_facts(int n)
+{
+    if (TOO_BIG(n))
+        return;
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, n, 0);
+    gc_buf *facts = gc_out(&c, GC_F32, 4, 0, TOL_EXACT), *sums = gc_out(&c, GC_F32, 2, 0, TOL_LONG);
+    const float floor_value = 0.5f;
+    vector_facts(n, floor_value, x->host, facts->host, sums->host);
+    gc_finish(&c, vector_facts_gpu(n, floor_value, x->dev, facts->dev, sums->dev), "vector_facts n=%d", n);
+}
+
+int main(int argc, char **argv)
+{
+    small_only = argc > 1 && strcmp(argv[1], "--small") == 0;
+    gc_require_gpu();
+
+    static const int softmax_shapes[][3] = {
+        {1, 1, 1},         {3, 7, 7},       {5, 33, 30},        {1, 4096, 4096}, {97, 1000, 1000},
+        {7, 65536, 65000}, {20000, 32, 32}, {64, 50304, 50257}, {2, 8, 3},
+    };
+    for (size_t i = 0; i < sizeof softmax_shapes / sizeof *softmax_shapes; i++)
+        for (int t = 0; t < 2; t++) {
+            const int *s = softmax_shapes[i];
+            test_softmax(t ? GC_F16 : GC_F32, s[0], s[1], s[2], DATA_RANDOM);
+        }
+    for (int t = 0; t < 2; t++) {
+        test_softmax(t ? GC_F16 : GC_F32, 13, 5001, 4999, DATA_NEG_INF);
+        test_softmax(t ? GC_F16 : GC_F32, 13, 5001, 4999, DATA_LARGE);
+        test_softmax(t ? GC_F16 : GC_F32, 1, 77, 77, DATA_NEG_INF);
+    }
+
+    static const int ln_shapes[][2] = {{1, 1}, {3, 769}, {64, 768}, {8, 4096}, {1000, 33}};
+    for (size_t i = 0; i < sizeof ln_shapes / sizeof *ln_shapes; i++)
+        test_layernorm(ln_shapes[i][0], ln_shapes[i][1]);
+
+    static const int lengths[] = {1, 7, 1023, 262147, (1 << 22) + 3};
+    for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++) {
+        test_normalize(lengths[i]);
+        test_vector_facts(lengths[i]);
+    }
+
+    static const int rows_cols[][2] = {{1, 1}, {1, 129}, {17, 1023}, {300, 1025}, {4, 5000}};
+    for (size_t i = 0; i < sizeof rows_cols / sizeof *rows_cols; i++) {
+        int r = rows_cols[i][0], cols = rows_cols[i][1];
+        test_row_stats(r, cols);
+        test_online_softmax(r, cols, DATA_RANDOM);
+        test_shared_row(r, cols);
+        test_write_then_read(r, cols);
+    }
+    test_shared_row(5, 2048);
+    test_shared_row(3, 3001); /* wider than the shared row: the rest is 0 */
+    test_online_softmax(3, 3000, DATA_LARGE);
+    test_online_softmax(3, 3000, DATA_NEG_INF);
+    test_slice_normalize(1, 1, 1);
+    test_slice_normalize(3, 17, 33);
+    test_slice_normalize(40, 64, 64);
+
+    return gc_summary();
+}

@@ -1,0 +1,21 @@
+// A parallel loop over a fragment's elements (fragment layouts come later).
+// expect: 18:21: error: fragment 'T' is used element by element here: parallel loops and statements over fragments are not implemented yet in this version of tilepp (use tile operations on it)
+// expect: 18:31: error: fragment 'T' is used element by element here: parallel loops and statements over fragments are not implemented yet in this version of tilepp (use tile operations on it)
+#include <tilepp/tile.h>
+
+#pragma tile kernel threads(128)
+void f(int M, int N, const float X[M][N], float Y[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile fragment
+            float T[64][64];
+            tile_load(T, X, by * 64, bx * 64, M, N);
+#pragma tile parallel
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 64; j++)
+                    T[i][j] = T[i][j] * 2.0f;
+            tile_store(Y, T, by * 64, bx * 64, M, N);
+        }
+}
