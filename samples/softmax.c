@@ -15,17 +15,20 @@ void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = -INFINITY;
-#pragma tile parallel vector(4) reduce(max: m)
+#pragma tile parallel vector(4) reduce(max : m)
         for (int c = 0; c < valid; c++)
             m = fmaxf(m, x[r][c]);
         float s = 0.0f;
-#pragma tile parallel vector(4) reduce(+: s)
+#pragma tile parallel vector(4) reduce(+ : s)
         for (int c = 0; c < valid; c++)
             s += expf(x[r][c] - m);
         float inv = 1.0f / s;
 #pragma tile parallel vector(4)
-        for (int c = 0; c < cols; c++)
-            y[r][c] = c < valid ? expf(x[r][c] - m) * inv : 0.0f;
+        for (int c = 0; c < valid; c++)
+            y[r][c] = expf(x[r][c] - m) * inv;
+#pragma tile parallel
+        for (int c = valid; c < cols; c++)
+            y[r][c] = 0.0f;
     }
 }
 
@@ -37,16 +40,19 @@ void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = -INFINITY;
-#pragma tile parallel vector(8) reduce(max: m)
+#pragma tile parallel vector(8) reduce(max : m)
         for (int c = 0; c < valid; c++)
             m = fmaxf(m, x[r][c]);
         float s = 0.0f;
-#pragma tile parallel vector(8) reduce(+: s)
+#pragma tile parallel vector(8) reduce(+ : s)
         for (int c = 0; c < valid; c++)
             s += expf(x[r][c] - m);
         float inv = 1.0f / s;
 #pragma tile parallel vector(8)
-        for (int c = 0; c < cols; c++)
-            y[r][c] = c < valid ? expf(x[r][c] - m) * inv : 0.0f;
+        for (int c = 0; c < valid; c++)
+            y[r][c] = expf(x[r][c] - m) * inv;
+#pragma tile parallel
+        for (int c = valid; c < cols; c++)
+            y[r][c] = 0.0f;
     }
 }

@@ -306,9 +306,12 @@ tilepp language reference (compact; the manual is pragmas/README.md)
 Pragmas (each applies to the next statement or declaration):
   tile kernel [threads(N)]             function -> __global__ kernel + launchers
                                        NAME_gpu(...), NAME_gpu_stream(..., stream)
-  tile parallel [vector(V)]            for nest -> iterations over the whole grid;
+  tile parallel [vector(V)]            for nest -> iterations over the whole grid
+                                       (in a grid block: over the block's threads);
                                        a perfect nest is collapsed; V consecutive
                                        iterations per thread (16-byte accesses)
+  tile parallel reduce(op: var, ...)   OpenMP reductions (+ * max min & | ^ && ||),
+                                       in blocks and over the whole grid
   tile grid [swizzle(P)]               1-3 loops -> one thread block per iteration;
                                        P: L2 panel of the block order
   tile shared | fragment               tiles in shared memory / spread over registers
@@ -316,7 +319,6 @@ Pragmas (each applies to the next statement or declaration):
   tile pipelined stages(S)             loads of iteration k+S-1 overlap compute of k
   tile gemm [policy(square|row|col)]   tensor-core product; also on the user's own
                                        C[i][j] += A[i][k]*B[k][j] loop or function
-  tile parallel reduce(op: var, ...)   coming
   tile tune NAME(v1, v2, ...)          coming  (autotuning space)
 
 From <tilepp/tile.h> (real CPU implementations):
@@ -328,7 +330,8 @@ From <tilepp/tile.h> (real CPU implementations):
   tile_reduce_max|min|sum|absmax|abssum, tile_print   CPU only for now
 Math in kernel bodies is plain C: expf, tanhf, erff, fmaxf, sqrtf, ternaries,
 locals, if/else, inner sequential loops, static helper functions, macros and
-enum constants.
+enum constants. In a grid block, statements between loops run on every
+thread alike (one thread when they write memory); barriers are placed for you.
 
 Code paths: sm_80 (mma.sync, ldmatrix, cp.async; runs on Hopper too) and, for
 GEMM-shaped grids, sm_90a (TMA + mbarrier pipeline, wgmma, warp-specialized,
@@ -353,6 +356,8 @@ section "gemm: source and generated code" sec_translate gemm
 section "gemm: run (CPU reference, GPU, cuBLAS)" sec_run gemm
 section "gemm: schedules" sec_run gemm_schedules
 section "gemm: tensor-core landmarks (SASS)" sec_gemm_landmarks
+section "softmax: source and generated code" sec_translate softmax
+section "softmax, layernorm, normalize: run" sec_run rows
 
 echo
 rule '='

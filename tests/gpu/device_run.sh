@@ -40,7 +40,7 @@ have gemm_test && step "gemm_test (TILEPP_PATH=sm80)" gemm_test_sm80.log env TIL
 have gemm_test && step "gemm_test (TILEPP_PATH=sm90)" gemm_test_sm90.log env TILEPP_PATH=sm90 "$bin/gemm_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm80)" tile_ops_test_sm80.log env TILEPP_PATH=sm80 "$bin/tile_ops_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90.log env TILEPP_PATH=sm90 "$bin/tile_ops_test"
-for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample; do
+for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample rows_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
 if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then

@@ -138,8 +138,9 @@ static void prelude_and_comments_name_the_source(void **state)
     (void)state;
     assert_non_null(strstr(cu, "#define GAIN 2.0f\n"));
     assert_non_null(strstr(cu, "// ==== kernel vadd, unit_input.c:5, threads(128) ====\n"));
-    assert_non_null(strstr(cu, "// #pragma tile parallel at unit_input.c:7: i over the grid; each thread takes 4 consecutive "
-                               "iterations of 'i'"));
+    assert_non_null(
+        strstr(cu, "// #pragma tile parallel at unit_input.c:7: i over the grid; each thread takes 4 consecutive "
+                   "iterations of 'i'"));
     assert_non_null(strstr(cu, "unit_input.c:17: r x c collapsed"));
     /* vectorised buffers go through registers in the wide path */
     assert_non_null(strstr(cu, "tile_v_c[tile_j] = tile_v_a[tile_j] + twice(tile_v_b[tile_j]);"));

@@ -376,8 +376,10 @@ static void check_scalar_write(Walk *w, CXCursor ref, Use use)
     }
     if (use == USE_READ)
         return;
-    if (w->mode == CODE_UNIFORM && is_block_local(b, d))
+    if (w->mode == CODE_UNIFORM && is_block_local(b, d)) {
         w->fx.writes_locals = true;
+        vec_push(&w->fx.assigns, name);
+    }
     bool param_scalar = param_of(b, d) && param_of(b, d)->kind == PARAM_SCALAR;
     if (loop_var_index(b, d) >= 0) {
         error_at(loc, "the loop variable '%s' of a parallel loop must not be changed in its body", name);

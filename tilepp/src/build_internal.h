@@ -77,6 +77,7 @@ bool invariant_decl(Builder *b, CXCursor decl);
 typedef struct CodeEffects {
     bool writes_memory; /* an access writes a buffer, or a buffer is passed away */
     bool writes_locals; /* block code: it assigns variables of the block */
+    Vec assigns;        /* block code: their names (char*) */
 } CodeEffects;
 
 /* build_body.c: the code of cursor c, its accesses appended to `accesses`,

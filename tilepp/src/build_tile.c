@@ -605,6 +605,7 @@ static IrStmt *build_scalar_stmt(Builder *b, CXCursor stmt)
         return NULL;
     }
     s->writes_memory = fx.writes_memory;
+    s->assigns = fx.assigns;
     return s;
 }
 
@@ -635,6 +636,7 @@ static IrStmt *build_seq(Builder *b, IrGrid *g, CXCursor loop)
                 CXCursor *saved = anew(sizeof *saved);
                 *saved = vars.items[v];
                 vec_push(&b->block_locals, saved);
+                vec_push(&seq->vars, spelling(vars.items[v]));
             }
         }
         CodeEffects fx;

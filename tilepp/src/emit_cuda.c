@@ -95,18 +95,32 @@ static const VecBuffer *vec_buffer_of(const ParallelPlan *pp, const IrBuffer *bu
     return NULL;
 }
 
-/* User code; accesses of vectorised buffers become register reads/writes when
- * `pp` is given (the wide path), and stay as written otherwise. */
-void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement)
+static const RegCache *cache_of(const ParallelPlan *pp, const IrBuffer *buf)
+{
+    for (int i = 0; pp && i < pp->caches.len; i++) {
+        const RegCache *c = pp->caches.items[i];
+        if (c->buf == buf)
+            return c;
+    }
+    return NULL;
+}
+
+/* User code. Accesses of vectorised buffers become register reads/writes
+ * with FORM_WIDE, those of cached buffers the cache's registers with
+ * FORM_CACHED; shared tiles are called; the rest stays as written. */
+void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form, bool statement)
 {
     line_to_source(o, code->loc);
     for (int c = 1; c < code->loc.col; c++)
         put(o, " ");
     for (int i = 0; i < code->nsegs; i++) {
         const IrSeg *s = &code->segs[i];
+        const RegCache *cache = form & FORM_CACHED && s->kind == SEG_ACCESS ? cache_of(pp, s->access->buf) : NULL;
         if (s->kind == SEG_TEXT)
             put(o, s->text);
-        else if (vec_buffer_of(pp, s->access->buf))
+        else if (cache)
+            putf(o, "tile_c%d[tile_k][tile_j]", cache->index);
+        else if (form & FORM_WIDE && vec_buffer_of(pp, s->access->buf))
             putf(o, "tile_v_%s[tile_j]", s->access->buf->name);
         else if (s->access->buf->space == SPACE_SHARED) /* a shared tile (emit_tile.c) */
             putf(o, "%s(0)(%s, %s)", s->access->buf->name, s->access->buf->rank == 1 ? "0" : s->access->subs[0],
@@ -117,6 +131,11 @@ void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement
     /* An expression body's extent stops before its ';'. */
     put(o, statement ? ";\n" : "\n");
     line_to_self(o);
+}
+
+void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement)
+{
+    put_code_form(o, code, pp, pp ? FORM_WIDE : 0, statement);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -212,25 +231,13 @@ static const char *reduce_op_enum(IrReduceOp op)
     return names[op];
 }
 
-/* The loop over a thread's groups of iterations, with each reduction
- * variable standing for the thread's private part inside it. */
-static void put_thread_loop(Out *o, const ParallelPlan *pp, const LoopForm *f)
+/* The plain loop over a thread's groups of iterations, at f->base. */
+static void put_thread_loop_body(Out *o, const ParallelPlan *pp, const LoopForm *f)
 {
     const IrParallel *par = pp->par;
-    const char *in = f->base;
-    if (par->reduces.len) {
-        for (int i = 0; i < par->reduces.len; i++) {
-            const IrReduce *r = par->reduces.items[i];
-            const char *t = unqualified(r->type.spelling);
-            putf(o, "%s%s tile_part%d = tile_identity<%s, %s>();\n", in, t, i, reduce_op_enum(r->op), t);
-        }
-        putf(o, "%s{\n", in);
-        in = aprintf("%s    ", in);
-        for (int i = 0; i < par->reduces.len; i++)
-            putf(o, "%sauto &%s = tile_part%d; /* this thread's part */\n", in,
-                 ((const IrReduce *)par->reduces.items[i])->var, i);
-    }
-    putf(o, "%sfor (long long tile_t = %s; tile_t < tile_total;\n%s     tile_t += %s) {\n", in, f->first, in,
+    if (f->unroll_plain) /* loads of several groups in flight */
+        put(o, "#pragma unroll 4\n");
+    putf(o, "%sfor (long long tile_t = %s; tile_t < tile_total;\n%s     tile_t += %s) {\n", f->base, f->first, f->base,
          f->stride);
     if (par->depth > 1)
         putf(o,
@@ -244,7 +251,34 @@ static void put_thread_loop(Out *o, const ParallelPlan *pp, const LoopForm *f)
         put_vector_group(o, pp, f);
     else
         put_scalar_group(o, pp, f, f->in);
-    putf(o, "%s}\n", in);
+    putf(o, "%s}\n", f->base);
+}
+
+static void put_unrolled(Out *o, const IrKernel *k, const ParallelPlan *pp, const LoopForm *f);
+
+/* The loops over a thread's groups (the unrolled form first, in blocks),
+ * with each reduction variable standing for the thread's part inside. */
+static void put_thread_loop(Out *o, const IrKernel *k, const ParallelPlan *pp, const LoopForm *f)
+{
+    const IrParallel *par = pp->par;
+    LoopForm inner = *f;
+    if (par->reduces.len) {
+        for (int i = 0; i < par->reduces.len; i++) {
+            const IrReduce *r = par->reduces.items[i];
+            const char *t = unqualified(r->type.spelling);
+            putf(o, "%s%s tile_part%d = tile_identity<%s, %s>();\n", f->base, t, i, reduce_op_enum(r->op), t);
+        }
+        putf(o, "%s{\n", f->base);
+        inner.base = aprintf("%s    ", f->base);
+        inner.in = aprintf("%s    ", f->in);
+        for (int i = 0; i < par->reduces.len; i++)
+            putf(o, "%sauto &%s = tile_part%d; /* this thread's part */\n", inner.base,
+                 ((const IrReduce *)par->reduces.items[i])->var, i);
+    }
+    if (pp->unroll)
+        put_unrolled(o, k, pp, &inner);
+    else
+        put_thread_loop_body(o, pp, &inner);
     if (par->reduces.len)
         putf(o, "%s}\n", f->base);
 }
@@ -318,9 +352,14 @@ static void put_parallel_kernel(Out *o, const KernelPlan *kp, const ParallelPlan
     put(o, ")\n{\n");
     put_views(o, &pp->params_used, "    ");
     put_kernel_decls(o, kp, &pp->decls, pp->stmt_index, "    ");
-    LoopForm f = {"tile_l", "    ", "        ", "blockIdx.x * (long long)blockDim.x + threadIdx.x",
-                  "(long long)gridDim.x * blockDim.x"};
-    put_thread_loop(o, pp, &f);
+    LoopForm f = {"tile_l",
+                  "    ",
+                  "        ",
+                  "blockIdx.x * (long long)blockDim.x + threadIdx.x",
+                  "(long long)gridDim.x * blockDim.x",
+                  false,
+                  false};
+    put_thread_loop(o, k, pp, &f);
     if (par->reduces.len) { /* the block's part of each variable, for the combining kernel */
         put(o, "    __shared__ alignas(16) unsigned char tile_red_smem[TILE_REDUCE_SCRATCH];\n");
         for (int i = 0; i < par->reduces.len; i++) {
@@ -361,10 +400,98 @@ static void put_parallel_kernel(Out *o, const KernelPlan *kp, const ParallelPlan
     put(o, "}\n\n");
 }
 
+static bool is_filled(const ParallelPlan *pp, const RegCache *c)
+{
+    for (int i = 0; i < pp->fills.len; i++)
+        if (pp->fills.items[i] == c)
+            return true;
+    return false;
+}
+
+/* Group tile_k of a thread in the unrolled form of a block's loop: its
+ * caches' registers stand for their buffers (the loop that fills them
+ * loads them here), whole 16-byte moves where aligned. */
+static void put_cached_group(Out *o, const ParallelPlan *pp, const char *in)
+{
+    const IrParallel *par = pp->par;
+    const IrLoop *l = &par->loops[0];
+    int v = par->vector;
+    const char *in4 = aprintf("%s    ", in), *in8 = aprintf("%s        ", in);
+    putf(o, "%sif (tile_aligned_loop && tile_first + %d <= tile_q0.count) {\n", in, v);
+    put_loop_var(o, l, "tile_q0", "tile_first", in4);
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        const char *t = unqualified(vb->buf->elem.spelling);
+        const RegCache *c = cache_of(pp, vb->buf);
+        if (c && is_filled(pp, c))
+            putf(o, "%stile_vec_load<%s, %d>(tile_c%d[tile_k], &(%s));\n", in4, t, v, c->index, vb->access->text);
+        if (c)
+            continue;
+        putf(o, "%s%s tile_v_%s[%d];\n", in4, t, vb->buf->name, v);
+        if (vb->load)
+            putf(o, "%stile_vec_load<%s, %d>(tile_v_%s, &(%s));\n", in4, t, v, vb->buf->name, vb->access->text);
+    }
+    putf(o, "#pragma unroll\n%sfor (int tile_j = 0; tile_j < %d; tile_j++) {\n", in4, v);
+    put_loop_var(o, l, "tile_q0", "tile_first + tile_j", in8);
+    put_code_form(o, par->body, pp, FORM_WIDE | FORM_CACHED, true);
+    putf(o, "%s}\n", in4);
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        if (vb->store && !cache_of(pp, vb->buf))
+            putf(o, "%stile_vec_store<%s, %d>(&(%s), tile_v_%s);\n", in4, unqualified(vb->buf->elem.spelling), v,
+                 vb->access->text, vb->buf->name);
+    }
+    putf(o, "%s} else {\n#pragma unroll\n%sfor (int tile_j = 0; tile_j < %d; tile_j++) {\n", in, in4, v);
+    putf(o, "%sif (tile_first + tile_j < tile_q0.count) {\n", in8);
+    const char *in12 = aprintf("%s    ", in8);
+    put_loop_var(o, l, "tile_q0", "tile_first + tile_j", in12);
+    for (int i = 0; i < pp->fills.len; i++) {
+        const RegCache *c = pp->fills.items[i];
+        putf(o, "%stile_c%d[tile_k][tile_j] = %s;\n", in12, c->index, c->access->text);
+    }
+    put_code_form(o, par->body, pp, FORM_CACHED, true);
+    putf(o, "%s}\n%s}\n%s}\n", in8, in4, in);
+}
+
+/* The unrolled form of a block's loop: when the thread has at most
+ * pp->unroll groups, they run unrolled (their loads in flight together,
+ * the caches in registers); otherwise the plain loop. */
+static void put_unrolled(Out *o, const IrKernel *k, const ParallelPlan *pp, const LoopForm *f)
+{
+    const char *in = f->base;
+    const char *groups =
+        f->variants ? aprintf("(TILE_K < %d ? TILE_K : %d)", pp->unroll, pp->unroll) : aprintf("%d", pp->unroll);
+    /* Groups start V elements apart (step 1, a vector's bytes a power of two
+     * up to 16): all are aligned for wide moves when the first is. */
+    putf(o, "%sbool tile_aligned_loop = true;\n%s{\n", in, in);
+    put_loop_var(o, &pp->par->loops[0], "tile_q0", "0", aprintf("%s    ", in));
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        const RegCache *c = cache_of(pp, vb->buf);
+        if (c && !is_filled(pp, c))
+            continue; /* in registers already */
+        putf(o, "%s    tile_aligned_loop = tile_aligned_loop && tile_aligned<tile_vec_align<%s, %d>()>(&(%s));\n", in,
+             unqualified(vb->buf->elem.spelling), pp->par->vector, vb->access->text);
+    }
+    putf(o, "%s}\n", in);
+    putf(o, "%sif (tile_total <= %s * %d) {\n#pragma unroll\n", in, groups, k->threads);
+    putf(o, "%s    for (int tile_k = 0; tile_k < %s; tile_k++) {\n", in, groups);
+    putf(o, "%s        const long long tile_t = (long long)threadIdx.x + tile_k * %d;\n", in, k->threads);
+    putf(o, "%s        if (tile_t < tile_total) {\n", in);
+    putf(o, "%s            const long long tile_first = tile_t * %d;\n", in, pp->par->vector);
+    put_cached_group(o, pp, aprintf("%s            ", in));
+    putf(o, "%s        }\n%s    }\n%s} else {\n", in, in, in);
+    LoopForm plain = *f;
+    plain.base = aprintf("%s    ", in);
+    plain.in = aprintf("%s        ", in);
+    put_thread_loop_body(o, pp, &plain);
+    putf(o, "%s}\n", in);
+}
+
 /* The per-thread loop of a parallel loop inside a grid block (emit_tile.c):
  * the block's threads take its groups of iterations in turn; each
  * reduction ends in a block reduction that every thread sees. */
-void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, const char *in)
+void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, bool variants, const char *in)
 {
     const IrParallel *par = pp->par;
     putf(o, "%s{ ", in);
@@ -382,8 +509,9 @@ void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, const
     for (int d = 0; d < inner; d++)
         putf(o, " * (tile_q%d.count > 0 ? tile_q%d.count : 0)", d, d);
     put(o, ";\n");
-    LoopForm f = {"tile_q", in4, aprintf("%s    ", in4), "(long long)threadIdx.x", aprintf("%d", k->threads)};
-    put_thread_loop(o, pp, &f);
+    LoopForm f = {"tile_q", in4,     aprintf("%s    ", in4), "(long long)threadIdx.x", aprintf("%d", k->threads),
+                  true,     variants};
+    put_thread_loop(o, k, pp, &f);
     for (int i = 0; i < par->reduces.len; i++) {
         const IrReduce *r = par->reduces.items[i];
         const char *op = reduce_op_enum(r->op);

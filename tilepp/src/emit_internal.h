@@ -25,6 +25,10 @@ char *launcher_param(const IrParam *p);
 void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *));
 void put_arg_names(Out *o, const IrKernel *k);
 void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement);
+/* The same with the accesses of pp's wide buffers (FORM_WIDE) and cached
+ * buffers (FORM_CACHED) in registers. */
+enum { FORM_WIDE = 1, FORM_CACHED = 2 };
+void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form, bool statement);
 
 /* How a parallel loop's per-thread loop is written: the names of its loop
  * descriptors (tile_l0.. in a __global__ function of its own, tile_q0.. in
@@ -32,6 +36,8 @@ void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement
  * group a thread takes and the stride to its next. */
 typedef struct LoopForm {
     const char *desc, *base, *in, *first, *stride;
+    bool unroll_plain; /* the plain loop unrolled by 4 (blocks) */
+    bool variants;     /* the unrolled form takes TILE_K groups (at most its own) */
 } LoopForm;
 
 /* Kernel-level declarations a __global__ function placed at statement `at`
@@ -41,7 +47,7 @@ void put_kernel_decls(Out *o, const KernelPlan *kp, const Vec *decls, int at, co
 void put_scratch_params(Out *o, const KernelPlan *kp);
 void put_scratch_args(Out *o, const KernelPlan *kp);
 /* A parallel loop inside a grid block, at indentation `in`. */
-void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, const char *in);
+void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, bool variants, const char *in);
 void put_decls(Out *o, const Vec *decls);
 /* Views (tile_view) for the C99 array parameters among `params`. */
 void put_views(Out *o, const Vec *params, const char *indent);

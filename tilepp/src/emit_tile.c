@@ -418,9 +418,16 @@ static void put_block_stmt(Block *bl, const IrStmt *s, const char *in)
         put_block_stmts(bl, &s->seq->body, aprintf("%s    ", in));
         putf(o, "%s}\n", in);
         break;
-    case STMT_PARALLEL:
-        put_block_parallel(o, bl->k, block_parallel(bl->gp, s->par), in);
+    case STMT_PARALLEL: {
+        const ParallelPlan *pp = block_parallel(bl->gp, s->par);
+        for (int i = 0; i < pp->fills.len; i++) { /* registers this loop loads for later ones */
+            const RegCache *c = pp->fills.items[i];
+            putf(o, "%s%s tile_c%d[%d][%d]; /* %s, kept for the loops after this one */\n", in, elem(c->buf), c->index,
+                 c->groups, c->vector, c->buf->name);
+        }
+        put_block_parallel(o, bl->k, pp, bl->gp->unroll_variants, in);
         break;
+    }
     case STMT_GRID:
         break; /* grids do not nest */
     }
@@ -440,7 +447,14 @@ void put_grid_kernel(Out *o, const KernelPlan *kp, const GridPlan *gp)
     put_grid_comment(o, k, gp);
     if (gp->align_variants)
         put(o, "template <int TILE_ALIGN>\n");
-    putf(o, "__global__ void __launch_bounds__(%d, %d) %s(", k->threads, gp->min_blocks, gp->kernel_name);
+    if (gp->unroll_variants) {
+        const int *b = gp->variant_blocks;
+        putf(o,
+             "template <int TILE_K>\n__global__ void __launch_bounds__(%d, TILE_K <= 1 ? %d : TILE_K <= 2 ? %d : "
+             "TILE_K <= 4 ? %d : %d) %s(",
+             k->threads, b[0], b[1], b[2], b[3], gp->kernel_name);
+    } else
+        putf(o, "__global__ void __launch_bounds__(%d, %d) %s(", k->threads, gp->min_blocks, gp->kernel_name);
     put_param_list(o, k, kernel_param);
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_loop tile_l%d", d);
@@ -473,14 +487,43 @@ static void put_alignment_test(Out *o, const GridPlan *gp, const char *in)
 
 /* The sm_80 kernel: on sm_80 and newer, and on Hopper where the sm_90a
  * variant does not apply. */
+/* The groups a thread takes in the block's most demanding unrolled loop,
+ * from the loops' bounds: the kernel variant with the fewest that cover it
+ * (or, past 8, the one of 1: every loop then takes its plain form). */
+static void put_unroll_choice(Out *o, const IrKernel *k, const GridPlan *gp, const char *in)
+{
+    putf(o, "%slong long tile_need = 0; /* groups a thread takes in the block's unrolled loops */\n", in);
+    for (int i = 0; i < gp->parallels.len; i++) {
+        const ParallelPlan *pp = gp->parallels.items[i];
+        if (!pp->unroll)
+            continue;
+        const IrLoop *l = &pp->par->loops[0];
+        putf(o,
+             "%s{\n%s    const tile_loop tile_u = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), "
+             "%s);\n",
+             in, in, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
+        putf(o, "%s    const long long tile_n = tile_u.count > 0 ? ((tile_u.count + %d) / %d + %d) / %d : 0;\n", in,
+             pp->par->vector - 1, pp->par->vector, k->threads - 1, k->threads);
+        putf(o, "%s    tile_need = tile_n > tile_need ? tile_n : tile_need;\n%s}\n", in, in);
+    }
+}
+
 static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, const char *in)
 {
     const IrKernel *k = kp->k;
     const IrGrid *g = gp->grid;
     const char *kernel = gp->kernel_name;
-    if (gp->align_variants) {
+    if (gp->unroll_variants) {
+        put_unroll_choice(o, k, gp, in);
+        kernel = aprintf("tile_need <= 1 ? %s<1> : tile_need <= 2 ? %s<2> : tile_need <= 4 ? %s<4> : tile_need <= 8 ? "
+                         "%s<8> : %s<1>",
+                         gp->kernel_name, gp->kernel_name, gp->kernel_name, gp->kernel_name, gp->kernel_name);
+    }
+    if (gp->align_variants)
         put_alignment_test(o, gp, in);
+    if (gp->align_variants)
         kernel = aprintf("tile_aligned ? %s<16> : %s<0>", gp->kernel_name, gp->kernel_name);
+    if (gp->align_variants || gp->unroll_variants) {
         putf(o, "%svoid (*tile_kernel)(", in);
         put_param_list(o, k, kernel_param);
         for (int d = 0; d < g->depth; d++)

@@ -210,6 +210,7 @@ typedef struct IrGrid {
  * thread runs it alike. */
 typedef struct IrSeqLoop {
     IrCode *header; /* `for (int c = 0; c < n; c += 256)`: the text up to the body */
+    Vec vars;       /* char*: the variables its header declares */
     Vec body;       /* IrStmt* */
     SrcLoc loc;
 } IrSeqLoop;
@@ -233,6 +234,7 @@ struct IrStmt {
     IrCode *code;         /* STMT_DECL, STMT_SCALAR: the text (accesses cut out in grid blocks) */
     Vec accesses;         /* STMT_DECL, STMT_SCALAR in grid blocks: IrAccess*, nested ones too */
     bool writes_memory;   /* STMT_SCALAR: writes a buffer (or passes one away): one thread runs it */
+    Vec assigns;          /* STMT_SCALAR: the variables of the block it assigns (char*) */
     Vec decl_names;       /* STMT_DECL: the variables it declares (char*) */
     Vec decl_uses;        /* STMT_DECL: names of params/locals its initializers read (char*) */
     bool reads_memory;    /* STMT_DECL: dereferences a pointer or buffer */

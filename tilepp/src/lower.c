@@ -15,7 +15,7 @@ bool text_mentions(const char *text, const char *name)
     return false;
 }
 
-static bool same_index(const IrAccess *a, const IrAccess *b, int depth)
+bool same_index(const IrAccess *a, const IrAccess *b, int depth)
 {
     for (int d = 0; d < a->ndims; d++) {
         const Affine *x = &a->index[d], *y = &b->index[d];

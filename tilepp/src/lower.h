@@ -34,8 +34,24 @@ typedef struct ParallelPlan {
     Vec decls;                /* const IrStmt*: kernel-level declarations the body reads */
     Vec params_used;          /* const IrParam*: parameters the body or those declarations read */
     int slots[IR_MAX_REDUCE]; /* kernel level: the ReduceSlot of each reduction */
+    int unroll;               /* in blocks: groups a thread takes in the unrolled form (0: none) */
+    Vec caches;               /* in blocks: RegCache* whose registers stand for their buffer here */
+    Vec fills;                /* in blocks: the RegCache* this loop loads (a subset of caches) */
     Vec combine_decls;        /* kernel level, with reduce: the declarations of the reduced variables */
 } ParallelPlan;
+
+/* A buffer that parallel loops of a block read, one after another, at the
+ * same elements, with the same iterations on the same threads: each thread
+ * keeps its elements in registers (`groups` groups of `vector`) from the
+ * first of the loops, which loads them, for the others. Used when the loops
+ * have at most groups x threads groups of iterations; beyond, every loop
+ * reads memory. */
+typedef struct RegCache {
+    const IrBuffer *buf;
+    const IrAccess *access; /* the access the registers stand for */
+    int groups, vector;
+    int index; /* tile_c<index> in the generated code */
+} RegCache;
 
 /* A variable of a kernel that a parallel loop at its top level reduces over
  * the whole grid: its value lives in device memory from that loop on, in
@@ -124,6 +140,10 @@ typedef struct GridPlan {
     Vec parallels;             /* ParallelPlan*: the block's parallel loops (over its threads) */
     Vec syncs;                 /* const IrStmt*: block statements that need a __syncthreads() before them */
     Vec views;                 /* const IrParam*: C99 array parameters that block code indexes */
+    Vec caches;                /* RegCache*: buffers kept in registers between the block's loops */
+    bool unroll_variants;      /* instantiated per TILE_K (1, 2, 4, 8): the launcher picks the fewest groups the
+                                  block's unrolled loops need (fewer registers), from their bounds */
+    int variant_blocks[4];     /* blocks per SM each TILE_K variant asks registers for (__launch_bounds__) */
     bool block_reductions;     /* some parallel loop of the block reduces: scratch in shared memory */
     Sm90Plan *sm90;            /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
     const char *sm90_why;      /* when there is no sm_90a variant although 90a was asked for */
@@ -168,6 +188,8 @@ bool block_sync_before(const GridPlan *gp, const IrStmt *s);
 
 /* lower.c */
 void plan_vectors(ParallelPlan *pp);
+/* Do the two accesses index the same element in every iteration? */
+bool same_index(const IrAccess *a, const IrAccess *b, int depth);
 /* Does the code mention `name` (in its text or its accesses)? */
 bool code_mentions(const IrCode *code, const char *name);
 /* Do the bounds or steps of the loops mention `name`? */

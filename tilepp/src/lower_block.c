@@ -266,10 +266,215 @@ static void plan_parallels(GridPlan *gp, const Vec *body)
     }
 }
 
+/* ---- registers across loops ---- */
+
+/* Registers a thread spends on one cached buffer, at most; groups a thread
+ * takes at once in the unrolled form of a loop that caches nothing (loads
+ * of several groups in flight together). */
+enum { CACHE_BYTES = 128, MAX_CACHE_GROUPS = 8, UNROLL_GROUPS = 4 };
+
+/* Registers a block's loops need beside their caches (measured: the
+ * softmax and layernorm samples' plain variants fit in 32 without spills). */
+enum { BASE_REGS = 28 };
+
+/* Is the buffer written anywhere in the block (or passed away)? */
+static bool written_in(const Vec *body, const IrBuffer *buf)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        const Vec *acc = s->kind == STMT_PARALLEL                                                ? &s->par->accesses
+                         : s->kind == STMT_SCALAR || s->kind == STMT_DECL || s->kind == STMT_SEQ ? &s->accesses
+                                                                                                 : NULL;
+        for (int j = 0; acc && j < acc->len; j++) {
+            const IrAccess *a = acc->items[j];
+            if (a->buf == buf && (a->is_write || a->escapes))
+                return true;
+        }
+        if (s->kind == STMT_SEQ && written_in(&s->seq->body, buf))
+            return true;
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_STORE && s->op->mat.buf == buf)
+            return true;
+    }
+    return false;
+}
+
+/* Do the loops take the same iterations, so that each thread gets the same
+ * groups in both? */
+static bool same_iterations(const IrParallel *a, const IrParallel *b)
+{
+    if (a->depth != 1 || b->depth != 1 || a->vector != b->vector)
+        return false;
+    const IrLoop *x = &a->loops[0], *y = &b->loops[0];
+    return strcmp(x->lo, y->lo) == 0 && strcmp(x->hi, y->hi) == 0 && strcmp(x->step, y->step) == 0 &&
+           x->inclusive == y->inclusive;
+}
+
+static bool assigns_bound(const IrStmt *s, const IrParallel *par)
+{
+    for (int i = 0; i < s->assigns.len; i++)
+        if (loops_mention(par->loops, par->depth, s->assigns.items[i]))
+            return true;
+    return false;
+}
+
+static const VecBuffer *vec_read(const ParallelPlan *pp, const IrBuffer *buf)
+{
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        if (vb->buf == buf && vb->load && !vb->store)
+            return vb;
+    }
+    return NULL;
+}
+
+/* From the parallel loop at list[first] on: the later loops of the same
+ * list that read buffer vb->buf at the same elements, before anything
+ * changes their bounds. A cache for them when there is one such loop. */
+static void plan_cache(GridPlan *gp, const Vec *list, int first, const VecBuffer *vb)
+{
+    const IrStmt *head = list->items[first];
+    const ParallelPlan *hp = block_parallel(gp, head->par);
+    Vec users = {0};
+    for (int i = first + 1; i < list->len; i++) {
+        const IrStmt *s = list->items[i];
+        if (s->kind == STMT_SCALAR && assigns_bound(s, head->par))
+            break;
+        if (s->kind != STMT_PARALLEL || !same_iterations(head->par, s->par))
+            continue;
+        const ParallelPlan *pp = block_parallel(gp, s->par);
+        const VecBuffer *other = vec_read(pp, vb->buf);
+        if (other && same_index(vb->access, other->access, 1))
+            vec_push(&users, (void *)pp);
+    }
+    if (!users.len)
+        return;
+    RegCache *c = anew(sizeof *c);
+    int bytes = hp->par->vector * vb->buf->elem.size;
+    *c = (RegCache){vb->buf, vb->access, CACHE_BYTES / bytes, hp->par->vector, gp->caches.len};
+    if (c->groups > MAX_CACHE_GROUPS)
+        c->groups = MAX_CACHE_GROUPS;
+    if (c->groups < 1)
+        return;
+    vec_push(&gp->caches, c);
+    ParallelPlan *filler = (ParallelPlan *)hp;
+    vec_push(&filler->caches, c);
+    vec_push(&filler->fills, c);
+    for (int i = 0; i < users.len; i++)
+        vec_push(&((ParallelPlan *)users.items[i])->caches, c);
+}
+
+static bool cached_here(const ParallelPlan *pp, const IrBuffer *buf)
+{
+    for (int i = 0; i < pp->caches.len; i++)
+        if (((const RegCache *)pp->caches.items[i])->buf == buf)
+            return true;
+    return false;
+}
+
+/* Caches for the loops of one statement list (and, separately, of each
+ * sequential loop's body); then each loop's unrolled form: the groups of
+ * its caches, or UNROLL_GROUPS. */
+static void plan_caches(GridPlan *gp, const Vec *list)
+{
+    const Vec *body = &gp->grid->body;
+    for (int i = 0; i < list->len; i++) {
+        const IrStmt *s = list->items[i];
+        if (s->kind == STMT_SEQ)
+            plan_caches(gp, &s->seq->body);
+        if (s->kind != STMT_PARALLEL || s->par->depth != 1)
+            continue;
+        const ParallelPlan *pp = block_parallel(gp, s->par);
+        for (int v = 0; v < pp->vec_buffers.len; v++) {
+            const VecBuffer *vb = pp->vec_buffers.items[v];
+            if (vb->load && !vb->store && !cached_here(pp, vb->buf) && !written_in(body, vb->buf))
+                plan_cache(gp, list, i, vb);
+        }
+    }
+    /* The loops that share caches take the same groups: the fewest any of
+     * their caches allows. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < gp->parallels.len; i++) {
+            const ParallelPlan *pp = gp->parallels.items[i];
+            int fewest = MAX_CACHE_GROUPS;
+            for (int c = 0; c < pp->caches.len; c++) {
+                int groups = ((const RegCache *)pp->caches.items[c])->groups;
+                fewest = groups < fewest ? groups : fewest;
+            }
+            for (int c = 0; c < pp->caches.len; c++) {
+                RegCache *rc = pp->caches.items[c];
+                changed |= rc->groups != fewest;
+                rc->groups = fewest;
+            }
+        }
+    }
+    for (int i = 0; i < list->len; i++) {
+        const IrStmt *s = list->items[i];
+        if (s->kind != STMT_PARALLEL || s->par->depth != 1)
+            continue;
+        ParallelPlan *pp = (ParallelPlan *)block_parallel(gp, s->par);
+        pp->unroll = pp->caches.len ? ((const RegCache *)pp->caches.items[0])->groups : UNROLL_GROUPS;
+    }
+}
+
+/* Names the launcher cannot evaluate: the grid's loop variables and every
+ * variable of the kernel or its block. */
+static bool mentions_device_name(const IrKernel *k, const IrGrid *g, const Vec *list, const IrParallel *par)
+{
+    for (int d = 0; d < g->depth; d++)
+        if (loops_mention(par->loops, par->depth, g->loops[d].var))
+            return true;
+    for (int pass = 0; pass < 2; pass++) {
+        const Vec *stmts = pass ? list : &k->stmts;
+        for (int i = 0; i < stmts->len; i++) {
+            const IrStmt *s = stmts->items[i];
+            const Vec *names = s->kind == STMT_DECL ? &s->decl_names : s->kind == STMT_SEQ ? &s->seq->vars : NULL;
+            for (int n = 0; names && n < names->len; n++)
+                if (loops_mention(par->loops, par->depth, names->items[n]))
+                    return true;
+            if (pass && s->kind == STMT_SEQ && mentions_device_name(k, g, &s->seq->body, par))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Variants per unrolled group count when every unrolled loop's bounds are
+ * the launcher's to evaluate (and the kernel has no alignment variants). */
+static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
+{
+    bool any = false, host_bounds = true;
+    for (int i = 0; i < gp->parallels.len; i++) {
+        const ParallelPlan *pp = gp->parallels.items[i];
+        if (!pp->unroll)
+            continue;
+        any = true;
+        host_bounds &= !mentions_device_name(k, gp->grid, &gp->grid->body, pp->par);
+    }
+    gp->unroll_variants = any && host_bounds && !gp->align_variants;
+    /* Registers a variant needs: its caches' groups, with room for their
+     * addresses, beside what the loops need anyway; as many blocks per SM
+     * as those registers allow, so that more rows are in flight. */
+    int threads = k->threads, most = 2048 / threads;
+    for (int v = 0; v < 4; v++) {
+        int groups = 1 << v, cache_regs = 0;
+        for (int i = 0; i < gp->caches.len; i++) {
+            const RegCache *c = gp->caches.items[i];
+            int taken = groups < c->groups ? groups : c->groups;
+            cache_regs += taken * c->vector * c->buf->elem.size / 4;
+        }
+        int regs = BASE_REGS + 3 * cache_regs / 2;
+        int blocks = 65536 / (threads * regs);
+        gp->variant_blocks[v] = blocks < 1 ? 1 : blocks > most ? most : blocks;
+    }
+}
+
 void lower_block(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
     plan_parallels(gp, &g->body);
+    plan_caches(gp, &g->body);
+    plan_unroll_variants(gp, k);
     Touch pending = {0, 0, false};
     Scope sc = {g, k};
     plan_syncs(gp, &sc, &g->body, &pending);

@@ -1,0 +1,361 @@
+/* test_block.c — block statements and reductions: what build_body.c and
+ * build_loop.c make of reduce(...) clauses and their updates, and what
+ * lower_block.c decides (barriers between a block's statements, registers
+ * kept between its loops, kernel variants per group count), and the slots of
+ * reductions over the grid (lower.c). */
+#include "unit.h"
+
+#include <string.h>
+
+/* A kernel with one grid over rows whose block is `block` (lines 6..). */
+static const char *row_kernel(const char *block)
+{
+    return aprintf("#include <math.h>\n"                /* 1 */
+                   "#include <tilepp/tile.h>\n"         /* 2 */
+                   "#pragma tile kernel threads(128)\n" /* 3 */
+                   "void k(int rows, int cols, const float x[rows][cols], float y[rows][cols], float out[rows])\n"
+                   "{\n"                                    /* 5 */
+                   "#pragma tile grid\n"                    /* 6 */
+                   "    for (int r = 0; r < rows; r++) {\n" /* 7 */
+                   "%s"                                     /* 8.. */
+                   "    }\n"
+                   "}\n",
+                   block);
+}
+
+static const IrParallel *nth_block_parallel(const IrGrid *g, int n)
+{
+    for (int i = 0; i < g->body.len; i++) {
+        const IrStmt *s = g->body.items[i];
+        if (s->kind == STMT_PARALLEL && n-- == 0)
+            return s->par;
+    }
+    fail_msg("no parallel loop %d in the block", n);
+    return NULL;
+}
+
+static const IrReduce *only_reduce(const IrParallel *par)
+{
+    assert_int_equal(par->reduces.len, 1);
+    return par->reduces.items[0];
+}
+
+/* Every spelling of an update the language takes, with the operator it is. */
+static void update_forms(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *clause, *update;
+        IrReduceOp op;
+    } forms[] = {
+        {"+", "s += x[r][c];", RED_SUM},
+        {"+", "s -= x[r][c];", RED_SUM},
+        {"+", "s = s + x[r][c];", RED_SUM},
+        {"+", "s = x[r][c] + s;", RED_SUM},
+        {"+", "s = s - x[r][c];", RED_SUM},
+        {"+", "s++;", RED_SUM},
+        {"*", "s *= x[r][c];", RED_PROD},
+        {"max", "s = fmaxf(s, x[r][c]);", RED_MAX},
+        {"max", "s = fmaxf(x[r][c], s);", RED_MAX},
+        {"max", "s = s > x[r][c] ? s : x[r][c];", RED_MAX},
+        {"max", "s = x[r][c] < s ? s : x[r][c];", RED_MAX},
+        {"max", "s = tile_max(s, x[r][c]);", RED_MAX},
+        {"min", "s = s < x[r][c] ? s : x[r][c];", RED_MIN},
+        {"min", "s = s > x[r][c] ? x[r][c] : s;", RED_MIN},
+        {"min", "s = fminf(x[r][c], s);", RED_MIN},
+        {"min", "s = tile_min(x[r][c], s);", RED_MIN},
+        {"&&", "s = s && x[r][c] > 0;", RED_LAND},
+        {"||", "s = x[r][c] > 0 || s;", RED_LOR},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        bool logical = forms[i].op == RED_LAND || forms[i].op == RED_LOR;
+        const char *block =
+            aprintf("        %s s = %s;\n"
+                    "#pragma tile parallel reduce(%s: s)\n"
+                    "        for (int c = 0; c < cols; c++)\n"
+                    "            %s\n"
+                    "        out[r] = s;\n",
+                    logical ? "int" : "float", logical ? "1" : "0.0f", forms[i].clause, forms[i].update);
+        IrModule *m = unit_build(row_kernel(block));
+        if (!m)
+            fail_msg("form %zu (%s) refused:\n%s", i, forms[i].update, unit_diag());
+        const IrParallel *par = nth_block_parallel(unit_grid(unit_kernel(m, "k"), 0), 0);
+        const IrReduce *red = only_reduce(par);
+        assert_int_equal(red->op, forms[i].op);
+        assert_string_equal(red->var, "s");
+        assert_false(red->kernel_level);
+        assert_true(par->in_block);
+        unit_teardown(NULL);
+        unit_setup(NULL);
+    }
+}
+
+/* Updates that are no update by the clause's operator: one error each. */
+static void update_refusals(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *clause, *update, *message;
+    } bad[] = {
+        {"max", "s += x[r][c];", "'s' is updated with '+' here, but the loop says reduce(max: s)"},
+        {"+", "s = s * x[r][c];", "'s' is updated with '*' here, but the loop says reduce(+: s)"},
+        {"+", "s = x[r][c] - s;",
+         "reduce(+: s): 's' must be updated as 's = s + e' (or 's += e'), with e not reading it"},
+        {"+", "s += s * x[r][c];",
+         "reduce(+: s): 's' must be updated as 's = s + e' (or 's += e'), with e not reading it"},
+        {"+", "y[r][c] = s;",
+         "reduction variable 's' is read inside its own loop, where each thread holds only its "
+         "part: read it after the loop"},
+        {"max", "s = s > x[r][c] ? x[r][c] + 1.0f : s;",
+         "reduce(max: s): 's' must be updated as 's = s max e' (or 's max= e'), as 'v = fmaxf(v, e)' or 'v = v > e "
+         "? v : e', with e not reading it"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *block = aprintf("        float s = 0.0f;\n"
+                                    "#pragma tile parallel reduce(%s: s)\n"
+                                    "        for (int c = 0; c < cols; c++)\n"
+                                    "            %s\n"
+                                    "        out[r] = s;\n",
+                                    bad[i].clause, bad[i].update);
+        assert_null(unit_build(row_kernel(block)));
+        const char *first = strstr(unit_diag_first_line(), "error: ");
+        if (diag_error_count() != 1 || !first || strcmp(first + 7, bad[i].message) != 0)
+            fail_msg("case %zu: expected\n%s\ngot\n%s", i, bad[i].message, unit_diag());
+        unit_teardown(NULL);
+        unit_setup(NULL);
+    }
+}
+
+/* A statement of a block that writes memory runs on one thread; one that
+ * assigns the block's variables on all, and says which. */
+static void scalar_statements(void **state)
+{
+    (void)state;
+    IrModule *m = unit_build(row_kernel("        float m = x[r][0];\n"
+                                        "        m = m * 2.0f;\n"
+                                        "        out[r] = m;\n"
+                                        "        for (int c0 = 0; c0 < cols; c0 += 64)\n"
+                                        "            m = m + 1.0f;\n"));
+    assert_non_null(m);
+    const IrGrid *g = unit_grid(unit_kernel(m, "k"), 0);
+    assert_int_equal(g->body.len, 4);
+    const IrStmt *assign = g->body.items[1], *store = g->body.items[2], *seq = g->body.items[3];
+    assert_int_equal(assign->kind, STMT_SCALAR);
+    assert_false(assign->writes_memory);
+    assert_int_equal(assign->assigns.len, 1);
+    assert_string_equal(assign->assigns.items[0], "m");
+    assert_int_equal(store->kind, STMT_SCALAR);
+    assert_true(store->writes_memory);
+    assert_int_equal(seq->kind, STMT_SEQ);
+    assert_int_equal(seq->seq->vars.len, 1);
+    assert_string_equal(seq->seq->vars.items[0], "c0");
+    assert_int_equal(seq->seq->body.len, 1);
+}
+
+static const GridPlan *plan_of(const char *block)
+{
+    Plan *plan = unit_lower(row_kernel(block));
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    return unit_grid_plan(plan, "k", 0);
+}
+
+static int syncs_before(const GridPlan *gp, int stmt) { return block_sync_before(gp, gp->grid->body.items[stmt]); }
+
+/* Barriers go where a statement touches what an earlier one (since the
+ * last barrier) wrote, or writes what it read. */
+static void barriers(void **state)
+{
+    (void)state;
+    /* two loops that only read x: none */
+    const GridPlan *gp = plan_of("#pragma tile parallel\n"
+                                 "        for (int c = 0; c < cols; c++)\n"
+                                 "            y[r][c] = x[r][c];\n"
+                                 "#pragma tile parallel\n"
+                                 "        for (int c = 0; c < cols; c++)\n"
+                                 "            y[r][c] = y[r][c] + x[r][c] * 0.5f;\n"
+                                 "        float first = y[r][0];\n"
+                                 "        out[r] = first;\n");
+    assert_false(syncs_before(gp, 0));
+    assert_true(syncs_before(gp, 1));  /* reads y, which loop 0 wrote on other threads */
+    assert_true(syncs_before(gp, 2));  /* every thread reads y[r][0] */
+    assert_false(syncs_before(gp, 3)); /* out: untouched before */
+    assert_int_equal(gp->syncs.len, 2);
+    unit_teardown(NULL);
+    unit_setup(NULL);
+
+    /* a reduction ends in barriers of its own */
+    gp = plan_of("#pragma tile parallel\n"
+                 "        for (int c = 0; c < cols; c++)\n"
+                 "            y[r][c] = x[r][c];\n"
+                 "        float s = 0.0f;\n"
+                 "#pragma tile parallel reduce(+: s)\n"
+                 "        for (int c = 0; c < cols; c++)\n"
+                 "            s += x[r][c];\n"
+                 "#pragma tile parallel\n"
+                 "        for (int c = 0; c < cols; c++)\n"
+                 "            y[r][c] = y[r][c] / s;\n");
+    assert_int_equal(gp->syncs.len, 0);
+    assert_true(gp->block_reductions);
+    unit_teardown(NULL);
+    unit_setup(NULL);
+
+    /* two stores on thread 0 in a row: none; a shared tile written, then read */
+    gp = plan_of("#pragma tile shared\n"
+                 "        float t[256];\n"
+                 "        out[r] = 1.0f;\n"
+                 "        out[r] = out[r] + 1.0f;\n"
+                 "#pragma tile parallel\n"
+                 "        for (int c = 0; c < 256; c++)\n"
+                 "            t[c] = x[r][c % cols];\n"
+                 "#pragma tile parallel\n"
+                 "        for (int c = 0; c < cols; c++)\n"
+                 "            y[r][c] = t[255 - c % 256];\n");
+    assert_false(syncs_before(gp, 2));
+    assert_false(syncs_before(gp, 3));
+    assert_true(syncs_before(gp, 4));
+    assert_int_equal(gp->syncs.len, 1);
+    unit_teardown(NULL);
+    unit_setup(NULL);
+
+    /* a sequential loop: what the previous iteration wrote is pending at the top */
+    gp = plan_of("        out[r] = 0.0f; /* not a perfect nest: the loop below stays in the block */\n"
+                 "        for (int i = 0; i < 3; i++) {\n"
+                 "#pragma tile parallel\n"
+                 "            for (int c = 0; c < cols; c++)\n"
+                 "                y[r][c] = x[r][c] * i;\n"
+                 "            float v = y[r][cols - 1];\n"
+                 "            out[r] = v;\n"
+                 "        }\n");
+    const IrStmt *seq = gp->grid->body.items[1];
+    assert_int_equal(seq->kind, STMT_SEQ);
+    assert_true(block_sync_before(gp, seq->seq->body.items[0])); /* every thread read y before */
+    assert_true(block_sync_before(gp, seq->seq->body.items[1])); /* the loop just wrote it */
+    assert_false(block_sync_before(gp, seq->seq->body.items[2]));
+}
+
+/* The softmax of three loops: x read at the same elements by all three is
+ * kept in registers, loaded by the first; the kernel comes in variants per
+ * group count, each asking for as many blocks as its registers allow. */
+static void registers_between_loops(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of("        float m = -INFINITY;\n"
+                                 "#pragma tile parallel vector(4) reduce(max: m)\n"
+                                 "        for (int c = 0; c < cols; c++)\n"
+                                 "            m = fmaxf(m, x[r][c]);\n"
+                                 "        float s = 0.0f;\n"
+                                 "#pragma tile parallel vector(4) reduce(+: s)\n"
+                                 "        for (int c = 0; c < cols; c++)\n"
+                                 "            s += expf(x[r][c] - m);\n"
+                                 "#pragma tile parallel vector(4)\n"
+                                 "        for (int c = 0; c < cols; c++)\n"
+                                 "            y[r][c] = expf(x[r][c] - m) / s;\n");
+    assert_int_equal(gp->caches.len, 1);
+    const RegCache *c = gp->caches.items[0];
+    assert_string_equal(c->buf->name, "x");
+    assert_int_equal(c->vector, 4);
+    assert_int_equal(c->groups, 8); /* 128 bytes of 16-byte groups */
+    for (int i = 0; i < 3; i++) {
+        const ParallelPlan *pp = block_parallel(gp, nth_block_parallel(gp->grid, i));
+        assert_int_equal(pp->caches.len, 1);
+        assert_int_equal(pp->fills.len, i == 0);
+        assert_int_equal(pp->unroll, 8);
+    }
+    assert_true(gp->unroll_variants);
+    for (int v = 1; v < 4; v++)
+        assert_true(gp->variant_blocks[v] <= gp->variant_blocks[v - 1]);
+    assert_true(gp->variant_blocks[0] > gp->variant_blocks[3]);
+    assert_true(gp->variant_blocks[0] <= 2048 / 128);
+}
+
+/* No registers across loops whose bounds change between them, or for a
+ * buffer the block writes. */
+static void no_registers_between_loops(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of("        int n = cols;\n"
+                                 "        float s = 0.0f;\n"
+                                 "#pragma tile parallel vector(4) reduce(+: s)\n"
+                                 "        for (int c = 0; c < n; c++)\n"
+                                 "            s += x[r][c];\n"
+                                 "        n = n / 2;\n"
+                                 "#pragma tile parallel vector(4)\n"
+                                 "        for (int c = 0; c < n; c++)\n"
+                                 "            y[r][c] = x[r][c] / s;\n");
+    assert_int_equal(gp->caches.len, 0);
+    assert_false(gp->unroll_variants); /* the bounds read a variable of the block */
+    unit_teardown(NULL);
+    unit_setup(NULL);
+    gp = plan_of("        float s = 0.0f;\n"
+                 "#pragma tile parallel vector(4) reduce(+: s)\n"
+                 "        for (int c = 0; c < cols; c++)\n"
+                 "            s += y[r][c];\n"
+                 "#pragma tile parallel vector(4)\n"
+                 "        for (int c = 0; c < cols; c++)\n"
+                 "            y[r][c] = y[r][c] / s;\n");
+    assert_int_equal(gp->caches.len, 0);
+}
+
+/* A reduction at the top level of a kernel: a slot for the variable, a
+ * combining kernel, and the later loop reads the slot. */
+static void reductions_over_the_grid(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower("#include <tilepp/tile.h>\n"
+                            "#pragma tile kernel\n"
+                            "void k(int n, const float *x, float *y)\n"
+                            "{\n"
+                            "    float s = 1.0f;\n"
+                            "#pragma tile parallel reduce(+: s)\n"
+                            "    for (int i = 0; i < n; i++)\n"
+                            "        s += x[i];\n"
+                            "    float t = 0.0f;\n"
+                            "#pragma tile parallel reduce(max: t) reduce(+: s)\n"
+                            "    for (int i = 0; i < n; i++) {\n"
+                            "        t = fmaxf(t, x[i]);\n"
+                            "        s += 1.0f;\n"
+                            "    }\n"
+                            "#pragma tile parallel\n"
+                            "    for (int i = 0; i < n; i++)\n"
+                            "        y[i] = x[i] / s + t;\n"
+                            "}\n");
+    assert_non_null(plan);
+    const KernelPlan *kp = plan->kernels.items[0];
+    assert_int_equal(kp->slots.len, 2);
+    assert_int_equal(kp->max_reduces, 2);
+    const ReduceSlot *s = kp->slots.items[0], *t = kp->slots.items[1];
+    assert_string_equal(s->var, "s");
+    assert_string_equal(t->var, "t");
+    const ParallelPlan *first = kp->parallels.items[0], *second = kp->parallels.items[1];
+    assert_non_null(first->combine_name);
+    assert_int_equal(first->slots[0], 0);
+    assert_int_equal(second->slots[0], 1); /* t */
+    assert_int_equal(second->slots[1], 0); /* s again: the same slot */
+    /* the reducing loop does not evaluate s's declaration (its part stands for it) */
+    for (int i = 0; i < first->decls.len; i++)
+        assert_false(((const IrStmt *)first->decls.items[i])->kind == STMT_DECL &&
+                     strcmp(((const IrStmt *)first->decls.items[i])->decl_names.items[0], "s") == 0);
+    assert_int_equal(first->combine_decls.len, 1);
+    const ParallelPlan *last = kp->parallels.items[2];
+    assert_null(last->combine_name);
+    assert_int_equal(last->decls.len, 2); /* s and t, read from their slots */
+    char *cu = emit_cuda(plan, &(EmitNames){UNIT_FILE, "u.tile.cu", "u.tile.h"});
+    assert_non_null(strstr(cu, "s = tile_slot<float>(tile_slots, 0);"));
+    assert_non_null(strstr(cu, "t = tile_slot<float>(tile_slots, 1);"));
+    assert_non_null(strstr(cu, "tile_launch_parts(tile_k_0, "));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        UNIT_TEST(update_forms),
+        UNIT_TEST(update_refusals),
+        UNIT_TEST(scalar_statements),
+        UNIT_TEST(barriers),
+        UNIT_TEST(registers_between_loops),
+        UNIT_TEST(no_registers_between_loops),
+        UNIT_TEST(reductions_over_the_grid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
