@@ -14,12 +14,12 @@ void layernorm(int rows, int cols, const float x[rows][cols], const float weight
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = 0.0f;
-#pragma tile parallel vector(4) reduce(+ : m)
+#pragma tile parallel vector(4) reduce(+: m)
         for (int c = 0; c < cols; c++)
             m += x[r][c];
         m = m / cols;
         float v = 0.0f;
-#pragma tile parallel vector(4) reduce(+ : v)
+#pragma tile parallel vector(4) reduce(+: v)
         for (int c = 0; c < cols; c++) {
             float d = x[r][c] - m;
             v += d * d;

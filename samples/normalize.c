@@ -10,7 +10,7 @@
 void normalize(int n, const float *x, float *y)
 {
     float ss = 0.0f;
-#pragma tile parallel vector(4) reduce(+ : ss)
+#pragma tile parallel vector(4) reduce(+: ss)
     for (int i = 0; i < n; i++)
         ss += x[i] * x[i];
     float inv = ss > 0.0f ? 1.0f / sqrtf(ss) : 0.0f;

@@ -15,11 +15,11 @@ void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = -INFINITY;
-#pragma tile parallel vector(4) reduce(max : m)
+#pragma tile parallel vector(4) reduce(max: m)
         for (int c = 0; c < valid; c++)
             m = fmaxf(m, x[r][c]);
         float s = 0.0f;
-#pragma tile parallel vector(4) reduce(+ : s)
+#pragma tile parallel vector(4) reduce(+: s)
         for (int c = 0; c < valid; c++)
             s += expf(x[r][c] - m);
         float inv = 1.0f / s;
@@ -40,11 +40,11 @@ void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = -INFINITY;
-#pragma tile parallel vector(8) reduce(max : m)
+#pragma tile parallel vector(8) reduce(max: m)
         for (int c = 0; c < valid; c++)
             m = fmaxf(m, x[r][c]);
         float s = 0.0f;
-#pragma tile parallel vector(8) reduce(+ : s)
+#pragma tile parallel vector(8) reduce(+: s)
         for (int c = 0; c < valid; c++)
             s += expf(x[r][c] - m);
         float inv = 1.0f / s;

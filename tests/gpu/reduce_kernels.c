@@ -17,7 +17,7 @@ void row_stats(int rows, int cols, float offset, const float x[rows][cols], floa
     for (int r = 0; r < rows; r++) {
         float mn = INFINITY, mx = -INFINITY;
         float s = offset;
-#pragma tile parallel reduce(min : mn) reduce(max : mx) reduce(+ : s)
+#pragma tile parallel reduce(min: mn) reduce(max: mx) reduce(+: s)
         for (int c = 0; c < cols; c++) {
             float v = x[r][c];
             mn = v < mn ? v : mn;
@@ -42,13 +42,13 @@ void online_softmax(int rows, int cols, const float x[rows][cols], float y[rows]
         for (int c0 = 0; c0 < cols; c0 += CHUNK) {
             int end = tile_min(c0 + CHUNK, cols);
             float mc = -INFINITY;
-#pragma tile parallel reduce(max : mc)
+#pragma tile parallel reduce(max: mc)
             for (int c = c0; c < end; c++)
                 mc = fmaxf(mc, x[r][c]);
             float mn = fmaxf(m, mc);
             float shift = mn == -INFINITY ? 0.0f : mn; /* a chunk of -inf so far: nothing to rescale */
             float sc = 0.0f;
-#pragma tile parallel vector(2) reduce(+ : sc)
+#pragma tile parallel vector(2) reduce(+: sc)
             for (int c = c0; c < end; c++)
                 sc += expf(x[r][c] - shift);
             s = s * expf(m - shift) + sc;
@@ -71,14 +71,14 @@ void shared_row(int rows, int cols, const half x[rows][cols], float y[rows][cols
         float row[ROW_CACHE];
         int n = tile_min(cols, ROW_CACHE);
         float sum = 0.0f;
-#pragma tile parallel reduce(+ : sum)
+#pragma tile parallel reduce(+: sum)
         for (int c = 0; c < n; c++) {
             row[c] = x[r][c];
             sum += row[c];
         }
         float mean = sum / n;
         float peak = 0.0f;
-#pragma tile parallel reduce(max : peak)
+#pragma tile parallel reduce(max: peak)
         for (int c = 0; c < n; c++) {
             row[c] = row[c] - mean;
             peak = fmaxf(peak, fabsf(row[c]));
@@ -115,7 +115,7 @@ void slice_normalize(int batches, int m, int n, const float x[batches][m][n], fl
 #pragma tile grid
     for (int b = 0; b < batches; b++) {
         float ss = 0.0f;
-#pragma tile parallel vector(4) reduce(+ : ss)
+#pragma tile parallel vector(4) reduce(+: ss)
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++)
                 ss = ss + x[b][i][j] * x[b][i][j];
@@ -139,7 +139,7 @@ void vector_facts(int n, float floor_value, const float *x, float facts[4], floa
     int all_finite = 1;
     unsigned bits = 0u;
     float s = 0.0f;
-#pragma tile parallel reduce(+ : positives, s) reduce(max : peak) reduce(&& : all_finite) reduce(| : bits)
+#pragma tile parallel reduce(+: positives, s) reduce(max: peak) reduce(&&: all_finite) reduce(|: bits)
     for (int i = 0; i < n; i++) {
         if (x[i] > 0.0f)
             positives++;
@@ -148,7 +148,7 @@ void vector_facts(int n, float floor_value, const float *x, float facts[4], floa
         bits |= 1u << (i % 32);
         s += x[i];
     }
-#pragma tile parallel reduce(+ : s)
+#pragma tile parallel reduce(+: s)
     for (int i = 0; i < n; i += 2)
         s += 2.0f * x[i];
     float mean = n > 0 ? s / n : 0.0f;
