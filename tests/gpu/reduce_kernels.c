@@ -159,3 +159,38 @@ void vector_facts(int n, float floor_value, const float *x, float facts[4], floa
     for (int i = 0; i < 2; i++)
         sums[i] = i == 0 ? s : mean;
 }
+
+/* A reduction over the grid feeding a GEMM grid: C = (A B) / max|A|, the
+ * maximum reduced first, the division a parallel loop of the block after
+ * the tile store (a barrier between them: the loop reads what the store
+ * wrote on other threads). */
+#pragma tile kernel threads(256)
+void scaled_gemm(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N])
+{
+    float amax = 0.0f;
+#pragma tile parallel reduce(max: amax)
+    for (int i = 0; i < M * K; i++)
+        amax = fmaxf(amax, fabsf(A[i / K][i % K]));
+    float inv = 1.0f / amax;
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 128); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile shared
+            half As[128][64], Bs[64][128];
+#pragma tile fragment
+            float Cf[128][128];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, 64); k++) {
+                tile_load(As, A, by * 128, k * 64, M, K);
+                tile_load(Bs, B, k * 64, bx * 128, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_store(C, Cf, by * 128, bx * 128, M, N);
+#pragma tile parallel
+            for (int i = 0; i < 128; i++)
+                for (int j = 0; j < 128; j++)
+                    if (by * 128 + i < M && bx * 128 + j < N)
+                        C[by * 128 + i][bx * 128 + j] *= inv;
+        }
+}

@@ -39,6 +39,7 @@ void shared_row(int rows, int cols, const half x[rows][cols], float y[rows][cols
 void write_then_read(int rows, int cols, const float x[rows][cols], float t[rows][cols], float y[rows][cols]);
 void slice_normalize(int batches, int m, int n, const float x[batches][m][n], float y[batches][m][n]);
 void vector_facts(int n, float floor_value, const float *x, float facts[4], float sums[2]);
+void scaled_gemm(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
 
 #define TOL_ROW 1e-5
 #define TOL_LONG 1e-4
@@ -206,6 +207,18 @@ static void test_vector_facts(int n)
     gc_finish(&c, vector_facts_gpu(n, floor_value, x->dev, facts->dev, sums->dev), "vector_facts n=%d", n);
 }
 
+/* fp32 sums of half products in another order than the CPU's: 2^-12, as
+ * gemm_test.c. */
+static void test_scaled_gemm(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *out = gc_out(&c, GC_F32, (size_t)M * N, 0, 0x1p-12);
+    scaled_gemm(M, N, K, a->host, b->host, out->host);
+    gc_finish(&c, scaled_gemm_gpu(M, N, K, a->dev, b->dev, out->dev), "scaled_gemm %dx%dx%d", M, N, K);
+}
+
 int main(int argc, char **argv)
 {
     small_only = argc > 1 && strcmp(argv[1], "--small") == 0;
@@ -251,6 +264,9 @@ int main(int argc, char **argv)
     test_slice_normalize(1, 1, 1);
     test_slice_normalize(3, 17, 33);
     test_slice_normalize(40, 64, 64);
+    test_scaled_gemm(1, 1, 16);
+    test_scaled_gemm(200, 130, 96);
+    test_scaled_gemm(256, 384, 512);
 
     return gc_summary();
 }

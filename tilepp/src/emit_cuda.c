@@ -380,7 +380,7 @@ static void put_parallel_kernel(Out *o, const KernelPlan *kp, const ParallelPlan
     put_param_list(o, k, kernel_param);
     put_scratch_params(o, kp);
     put(o, ", int tile_nparts)\n{\n");
-    put_views(o, &pp->params_used, "    ");
+    put_views(o, &pp->combine_params, "    ");
     put_kernel_decls(o, kp, &pp->combine_decls, pp->stmt_index, "    ");
     put(o, "    __shared__ alignas(16) unsigned char tile_red_smem[TILE_REDUCE_SCRATCH];\n");
     for (int i = 0; i < par->reduces.len; i++) {

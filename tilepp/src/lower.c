@@ -245,6 +245,26 @@ static void plan_grid_reduction(KernelPlan *kp, ParallelPlan *pp)
     if (par->reduces.len > kp->max_reduces)
         kp->max_reduces = par->reduces.len;
     needed_decls(kp->k, pp->stmt_index, names_reduced, par, &pp->combine_decls);
+    for (int i = 0; i < kp->k->params.len; i++) {
+        const IrParam *p = kp->k->params.items[i];
+        bool read = false;
+        for (int d = 0; d < pp->combine_decls.len && !read; d++)
+            read = code_mentions(((const IrStmt *)pp->combine_decls.items[d])->code, p->name);
+        if (read)
+            vec_push(&pp->combine_params, (void *)p);
+    }
+}
+
+/* Do the declarations declare a variable reduced over the grid so far? */
+static bool reads_slot(const KernelPlan *kp, const Vec *decls)
+{
+    for (int i = 0; i < decls->len; i++) {
+        const IrStmt *s = decls->items[i];
+        for (int n = 0; n < s->decl_names.len; n++)
+            if (slot_named(kp, s->decl_names.items[n]))
+                return true;
+    }
+    return false;
 }
 
 /* The launcher cannot size a grid with a value the GPU computes. */
@@ -279,6 +299,10 @@ Plan *lower_module(const IrModule *m)
             const IrStmt *s = kp->k->stmts.items[j];
             if (s->kind == STMT_GRID) {
                 GridPlan *gp = lower_grid(kp->k, j, m->archs);
+                if (gp && gp->sm90 && reads_slot(kp, &gp->decls)) {
+                    gp->sm90 = NULL; /* its kernel takes no scratch: the sm_80 kernel runs on Hopper too */
+                    gp->sm90_why = "it reads a value a reduction over the grid computed";
+                }
                 if (gp)
                     vec_push(&kp->grids, gp);
                 ok &= gp != NULL;

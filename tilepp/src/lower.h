@@ -38,6 +38,7 @@ typedef struct ParallelPlan {
     Vec caches;               /* in blocks: RegCache* whose registers stand for their buffer here */
     Vec fills;                /* in blocks: the RegCache* this loop loads (a subset of caches) */
     Vec combine_decls;        /* kernel level, with reduce: the declarations of the reduced variables */
+    Vec combine_params;       /* const IrParam*: the parameters those declarations read */
 } ParallelPlan;
 
 /* A buffer that parallel loops of a block read, one after another, at the
