@@ -187,19 +187,6 @@ static int reduce_var(const Walk *w, CXCursor ref)
     return reduce_index(w->b, clang_getCursorReferenced(ref));
 }
 
-static bool names_var(CXCursor e, CXCursor var_ref)
-{
-    e = strip(e);
-    return kind_of(e) == CXCursor_DeclRefExpr &&
-           clang_equalCursors(clang_getCursorReferenced(e), clang_getCursorReferenced(strip(var_ref)));
-}
-
-static const char *reduce_op_name(IrReduceOp op)
-{
-    static const char *names[] = {"+", "*", "max", "min", "&", "|", "^", "&&", "||"};
-    return names[op];
-}
-
 /* Which reduction `v = a OP b` (one of a, b being v) is, or -1. */
 static int binary_form(enum CXBinaryOperatorKind op, bool var_on_left)
 {
@@ -264,13 +251,13 @@ static int ternary_form(Walk *w, CXCursor cond_op, CXCursor var, CXCursor *e)
     bool greater = k == CXBinaryOperator_GT || k == CXBinaryOperator_GE;
     if (!greater && k != CXBinaryOperator_LT && k != CXBinaryOperator_LE)
         return -1;
-    bool var_first = names_var(cc.items[0], var);
+    bool var_first = refers_to(cc.items[0], var);
     CXCursor other = var_first ? cc.items[1] : cc.items[0];
-    if (!var_first && !names_var(cc.items[1], var))
+    if (!var_first && !refers_to(cc.items[1], var))
         return -1;
-    bool picks_var = names_var(ch.items[1], var);
+    bool picks_var = refers_to(ch.items[1], var);
     CXCursor picked_other = picks_var ? ch.items[2] : ch.items[1];
-    if (!picks_var && !names_var(ch.items[2], var))
+    if (!picks_var && !refers_to(ch.items[2], var))
         return -1;
     if (!same_text(w, other, picked_other))
         return -1;
@@ -290,16 +277,14 @@ static int call_form(CXCursor call, CXCursor var, CXCursor *e)
     if ((!max && !min) || clang_Cursor_getNumArguments(call) != 2)
         return -1;
     CXCursor a0 = clang_Cursor_getArgument(call, 0), a1 = clang_Cursor_getArgument(call, 1);
-    if (names_var(a0, var))
+    if (refers_to(a0, var))
         *e = a1;
-    else if (names_var(a1, var))
+    else if (refers_to(a1, var))
         *e = a0;
     else
         return -1;
     return max ? RED_MAX : RED_MIN;
 }
-
-static bool mentions_var(CXCursor tree, CXCursor var);
 
 /* An assignment to reduction variable r: checks it is an update by the
  * clause's operator and walks the operands other than r itself. */
@@ -307,7 +292,7 @@ static void walk_reduce_update(Walk *w, CXCursor assign, int r, bool is_stmt)
 {
     const IrReduce *red = w->b->par->reduces.items[r];
     Children ch = children_of(assign);
-    CXCursor var = ch.items[0];
+    CXCursor var = clang_getCursorReferenced(strip(ch.items[0])); /* the variable's declaration */
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(assign);
     CXCursor operands[2];
     int nops = 0, form = -1;
@@ -315,7 +300,7 @@ static void walk_reduce_update(Walk *w, CXCursor assign, int r, bool is_stmt)
         CXCursor rhs = strip(ch.items[1]);
         Children rc = children_of(rhs);
         if (kind_of(rhs) == CXCursor_BinaryOperator && rc.n == 2) {
-            bool left = names_var(rc.items[0], var), right = names_var(rc.items[1], var);
+            bool left = refers_to(rc.items[0], var), right = refers_to(rc.items[1], var);
             if (left != right) {
                 form = binary_form(clang_getCursorBinaryOperatorKind(rhs), left);
                 operands[nops++] = left ? rc.items[1] : rc.items[0];
@@ -333,17 +318,17 @@ static void walk_reduce_update(Walk *w, CXCursor assign, int r, bool is_stmt)
         operands[nops++] = ch.items[1];
     }
     for (int i = 0; i < nops && form >= 0; i++)
-        if (mentions_var(operands[i], var))
+        if (mentions(operands[i], var))
             form = -1;
     SrcLoc loc = loc_of(w->b, assign);
     if (form < 0)
         error_at(loc, "reduce(%s: %s): '%s' must be updated as '%s = %s %s e' (or '%s %s= e')%s, with e not reading it",
-                 red->op_text, red->var, red->var, red->var, red->var, reduce_op_name(red->op), red->var,
-                 reduce_op_name(red->op),
+                 red->op_text, red->var, red->var, red->var, red->var, ir_reduce_op_name(red->op), red->var,
+                 ir_reduce_op_name(red->op),
                  red->op == RED_MAX || red->op == RED_MIN ? ", as 'v = fmaxf(v, e)' or 'v = v > e ? v : e'" : "");
     else if (form != (int)red->op)
         error_at(loc, "'%s' is updated with '%s' here, but the loop says reduce(%s: %s)", red->var,
-                 reduce_op_name((IrReduceOp)form), red->op_text, red->var);
+                 ir_reduce_op_name((IrReduceOp)form), red->op_text, red->var);
     else if (!is_stmt)
         error_at(loc,
                  "the update of reduction variable '%s' must be a statement of its own: its value inside the "
@@ -642,30 +627,6 @@ static void walk(Walk *w, CXCursor c, Use use)
             walk_children(w, c, 99, USE_READ);
         return;
     }
-}
-
-typedef struct VarScan {
-    CXCursor var;
-    bool found;
-} VarScan;
-
-static enum CXChildVisitResult scan_var(CXCursor c, CXCursor parent, CXClientData data)
-{
-    VarScan *s = data;
-    (void)parent;
-    if (names_var(c, s->var)) {
-        s->found = true;
-        return CXChildVisit_Break;
-    }
-    return CXChildVisit_Recurse;
-}
-
-static bool mentions_var(CXCursor tree, CXCursor var)
-{
-    VarScan s = {var, names_var(tree, var)};
-    if (!s.found)
-        clang_visitChildren(tree, scan_var, &s);
-    return s.found;
 }
 
 IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEffects *fx, bool *failed)

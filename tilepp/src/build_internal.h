@@ -88,6 +88,10 @@ IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEff
 int reduce_index(const Builder *b, CXCursor decl);
 
 /* build_loop.c */
+/* Is `ref` (parentheses and casts aside) a use of declaration decl? */
+bool refers_to(CXCursor ref, CXCursor decl);
+/* Does the expression or statement use decl anywhere? */
+bool mentions(CXCursor tree, CXCursor decl);
 IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma);
 bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXCursor *body_out);
 bool only_loop_in(CXCursor body, CXCursor *inner);

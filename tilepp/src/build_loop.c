@@ -8,7 +8,7 @@
 /* Canonical loops                                                           */
 /* ------------------------------------------------------------------------ */
 
-static bool refers_to(CXCursor ref, CXCursor decl)
+bool refers_to(CXCursor ref, CXCursor decl)
 {
     ref = strip(ref);
     return kind_of(ref) == CXCursor_DeclRefExpr && clang_equalCursors(clang_getCursorReferenced(ref), decl);
@@ -30,7 +30,7 @@ static enum CXChildVisitResult scan_ref(CXCursor c, CXCursor parent, CXClientDat
     return CXChildVisit_Recurse;
 }
 
-static bool mentions(CXCursor tree, CXCursor decl)
+bool mentions(CXCursor tree, CXCursor decl)
 {
     if (refers_to(tree, decl))
         return true;
@@ -216,9 +216,8 @@ bool bounds_mention_outer(Builder *b, CXCursor loop, int depth)
 
 static bool reduce_op_of(const char *text, IrReduceOp *op)
 {
-    static const char *ops[] = {"+", "*", "max", "min", "&", "|", "^", "&&", "||"};
-    for (int i = 0; i < (int)(sizeof ops / sizeof ops[0]); i++)
-        if (strcmp(ops[i], text) == 0) {
+    for (int i = 0; i <= RED_LOR; i++)
+        if (strcmp(ir_reduce_op_name((IrReduceOp)i), text) == 0) {
             *op = (IrReduceOp)i;
             return true;
         }

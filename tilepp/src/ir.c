@@ -64,6 +64,12 @@ bool ir_type_is_float(const IrType *t)
     return t->kind == SCALAR_HALF || t->kind == SCALAR_BF16 || t->kind == SCALAR_FLOAT || t->kind == SCALAR_DOUBLE;
 }
 
+const char *ir_reduce_op_name(IrReduceOp op)
+{
+    static const char *names[] = {"+", "*", "max", "min", "&", "|", "^", "&&", "||"};
+    return names[op];
+}
+
 /* ---- dump ---- */
 
 static const char *space_name(BufferSpace s)

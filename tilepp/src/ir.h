@@ -284,6 +284,8 @@ void ir_code_add_access(IrCode *code, IrAccess *access);
 
 const IrParam *ir_kernel_param(const IrKernel *k, const char *name);
 bool ir_type_is_float(const IrType *t);
+/* The spelling of a reduction operator in a reduce clause: "+", "max", ... */
+const char *ir_reduce_op_name(IrReduceOp op);
 
 /* The IR as readable text (`tilepp --emit ir`). */
 void ir_dump(FILE *out, const IrModule *m);

@@ -189,19 +189,26 @@ static bool body_reads(const void *ctx, const char *name)
     return !names_reduced(par, name) && code_mentions(par->body, name);
 }
 
+/* The parameters that `body` (if given) or the declarations `decls` read,
+ * appended to `out` (to declare views of them). */
+static void params_read(const IrKernel *k, const IrCode *body, const Vec *decls, Vec *out)
+{
+    for (int i = 0; i < k->params.len; i++) {
+        const IrParam *p = k->params.items[i];
+        bool read = body && code_mentions(body, p->name);
+        for (int d = 0; d < decls->len && !read; d++)
+            read = code_mentions(((const IrStmt *)decls->items[d])->code, p->name);
+        if (read)
+            vec_push(out, (void *)p);
+    }
+}
+
 /* What the body of a nest reads from outside it: kernel-level declarations
  * (emitted into its __global__ function) and parameters (to declare views). */
 static void plan_body_inputs(ParallelPlan *pp, const IrKernel *k)
 {
     needed_decls(k, pp->stmt_index, body_reads, pp->par, &pp->decls);
-    for (int i = 0; i < k->params.len; i++) {
-        const IrParam *p = k->params.items[i];
-        bool read = code_mentions(pp->par->body, p->name);
-        for (int d = 0; d < pp->decls.len && !read; d++)
-            read = code_mentions(((const IrStmt *)pp->decls.items[d])->code, p->name);
-        if (read)
-            vec_push(&pp->params_used, (void *)p);
-    }
+    params_read(k, pp->par->body, &pp->decls, &pp->params_used);
 }
 
 static ReduceSlot *slot_named(const KernelPlan *kp, const char *var)
@@ -245,14 +252,7 @@ static void plan_grid_reduction(KernelPlan *kp, ParallelPlan *pp)
     if (par->reduces.len > kp->max_reduces)
         kp->max_reduces = par->reduces.len;
     needed_decls(kp->k, pp->stmt_index, names_reduced, par, &pp->combine_decls);
-    for (int i = 0; i < kp->k->params.len; i++) {
-        const IrParam *p = kp->k->params.items[i];
-        bool read = false;
-        for (int d = 0; d < pp->combine_decls.len && !read; d++)
-            read = code_mentions(((const IrStmt *)pp->combine_decls.items[d])->code, p->name);
-        if (read)
-            vec_push(&pp->combine_params, (void *)p);
-    }
+    params_read(kp->k, NULL, &pp->combine_decls, &pp->combine_params);
 }
 
 /* Do the declarations declare a variable reduced over the grid so far? */
