@@ -94,13 +94,13 @@ endif()
 set(nvcc_flags ${ccbin} -std=c++17 -I${TILEPP_INCLUDE_DIR} -I${WORK_DIR} ${cpp_args}
   -Werror all-warnings -Xcompiler=-Wall,-Wextra,-Werror)
 set(ptxas_verbose "")
-if(REPORT_SPILLS)
+if(REPORT_SPILLS OR FORBID_SPILLS)
   set(ptxas_verbose -Xptxas=-v)
 endif()
 step("nvcc sm_80 + sm_90a" "${NVCC}" ${nvcc_flags} ${ptxas_verbose} -c
   -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a
   ${stem}.tile.cu -o ${stem}.tile.o)
-if(REPORT_SPILLS)
+if(REPORT_SPILLS OR FORBID_SPILLS)
   # ptxas -v prints, per function and architecture:
   #   ptxas info    : Compiling entry function '<mangled>' for 'sm_80'
   #   ...  N bytes stack frame, S bytes spill stores, L bytes spill loads
@@ -116,7 +116,10 @@ if(REPORT_SPILLS)
       endif()
     endif()
   endforeach()
-  if(spills)
+  if(spills AND FORBID_SPILLS)
+    file(WRITE "${WORK_DIR}/${stem}.spills.txt" "${spills}")
+    message(FATAL_ERROR "register spills (FORBID_SPILLS):\n${spills}")
+  elseif(spills)
     message(STATUS "register spills (a report, not a failure):\n${spills}")
     file(WRITE "${WORK_DIR}/${stem}.spills.txt" "${spills}")
   else()

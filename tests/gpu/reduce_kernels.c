@@ -194,3 +194,25 @@ void scaled_gemm(int M, int N, int K, const half A[M][K], const half B[K][N], fl
                         C[by * 128 + i][bx * 128 + j] *= inv;
         }
 }
+
+/* RMSNorm on half rows with a float weight, as LLM code writes it: a sum
+ * of squares, the row's inverse RMS stored once, then the scaled row. A
+ * block of 128 threads: the launcher runs a row on one warp, two or four
+ * (a named barrier each) or the whole block, by the row's length. */
+#pragma tile kernel threads(128)
+void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
+                 float inv_rms[rows])
+{
+#pragma tile grid
+    for (int r = 0; r < rows; r++) {
+        float ss = 0.0f;
+#pragma tile parallel vector(8) reduce(+: ss)
+        for (int c = 0; c < cols; c++)
+            ss += (float)x[r][c] * (float)x[r][c];
+        float inv = 1.0f / sqrtf(ss / cols + 1e-6f);
+        inv_rms[r] = inv;
+#pragma tile parallel vector(8)
+        for (int c = 0; c < cols; c++)
+            y[r][c] = (half)((float)x[r][c] * inv * weight[c]);
+    }
+}

@@ -40,6 +40,8 @@ void write_then_read(int rows, int cols, const float x[rows][cols], float t[rows
 void slice_normalize(int batches, int m, int n, const float x[batches][m][n], float y[batches][m][n]);
 void vector_facts(int n, float floor_value, const float *x, float facts[4], float sums[2]);
 void scaled_gemm(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
+void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
+                 float inv_rms[rows]);
 
 #define TOL_ROW 1e-5
 #define TOL_LONG 1e-4
@@ -93,6 +95,19 @@ static void test_softmax(gc_type t, int rows, int cols, int valid, data_kind kin
     }
     gc_finish(&c, err, "softmax_%s %dx%d valid %d %s", t == GC_F32 ? "f32" : "f16", rows, cols, valid,
               data_names[kind]);
+}
+
+static void test_rmsnorm(int rows, int cols)
+{
+    if (TOO_BIG((double)rows * cols))
+        return;
+    gc_case c;
+    gc_begin(&c);
+    size_t n = (size_t)rows * cols;
+    gc_buf *x = gc_in(&c, GC_F16, n, 0), *w = gc_in(&c, GC_F32, cols, 0);
+    gc_buf *y = gc_out(&c, GC_F16, n, 0, TOL_HALF), *inv = gc_out(&c, GC_F32, rows, 0, TOL_ROW);
+    rmsnorm_f16(rows, cols, x->host, w->host, y->host, inv->host);
+    gc_finish(&c, rmsnorm_f16_gpu(rows, cols, x->dev, w->dev, y->dev, inv->dev), "rmsnorm_f16 %dx%d", rows, cols);
 }
 
 static void test_layernorm(int rows, int cols)
@@ -225,8 +240,20 @@ int main(int argc, char **argv)
     gc_require_gpu();
 
     static const int softmax_shapes[][3] = {
-        {1, 1, 1},         {3, 7, 7},       {5, 33, 30},        {1, 4096, 4096}, {97, 1000, 1000},
-        {7, 65536, 65000}, {20000, 32, 32}, {64, 50304, 50257}, {2, 8, 3},
+        {1, 1, 1},
+        {3, 7, 7},
+        {5, 33, 30},
+        {1, 4096, 4096},
+        {97, 1000, 1000},
+        {7, 65536, 65000},
+        {20000, 32, 32},
+        {64, 50304, 50257},
+        {2, 8, 3},
+        /* rows of 2, 4 and 8 warps (teams of a block, the last block part
+         * empty), and the longest a block holds in registers */
+        {37, 2000, 1999},
+        {11, 3000, 3000},
+        {9, 8192, 8191},
     };
     for (size_t i = 0; i < sizeof softmax_shapes / sizeof *softmax_shapes; i++)
         for (int t = 0; t < 2; t++) {
@@ -239,9 +266,13 @@ int main(int argc, char **argv)
         test_softmax(t ? GC_F16 : GC_F32, 1, 77, 77, DATA_NEG_INF);
     }
 
-    static const int ln_shapes[][2] = {{1, 1}, {3, 769}, {64, 768}, {8, 4096}, {1000, 33}};
+    static const int ln_shapes[][2] = {{1, 1}, {3, 769}, {64, 768}, {8, 4096}, {1000, 33}, {29, 1500}, {5, 9000}};
     for (size_t i = 0; i < sizeof ln_shapes / sizeof *ln_shapes; i++)
         test_layernorm(ln_shapes[i][0], ln_shapes[i][1]);
+    /* one warp, two, four (the block), and past what the block holds */
+    static const int rms_shapes[][2] = {{1, 8}, {45, 200}, {13, 513}, {6, 1024}, {7, 1030}, {3, 4000}, {2, 20000}};
+    for (size_t i = 0; i < sizeof rms_shapes / sizeof *rms_shapes; i++)
+        test_rmsnorm(rms_shapes[i][0], rms_shapes[i][1]);
 
     static const int lengths[] = {1, 7, 1023, 262147, (1 << 22) + 3};
     for (size_t i = 0; i < sizeof lengths / sizeof *lengths; i++) {

@@ -1,7 +1,7 @@
 /* test_block.c — block statements and reductions: what build_body.c and
  * build_loop.c make of reduce(...) clauses and their updates, and what
  * lower_block.c decides (barriers between a block's statements, registers
- * kept between its loops, kernel variants per group count), and the slots of
+ * kept between its loops, kernel variants per group count and team), and the slots of
  * reductions over the grid (lower.c). */
 #include "unit.h"
 
@@ -269,6 +269,56 @@ static void registers_between_loops(void **state)
     assert_true(gp->variant_blocks[0] <= 2048 / 128);
 }
 
+/* The launcher's variants of a block of loops and scalar code: teams of
+ * one warp first, each variant covering longer rows than the one before,
+ * then the plain loops over the whole block. A row is one grid iteration:
+ * x[r][c] streams (loaded up front), out[c], the same for every row, does
+ * not. */
+static void teams_and_streams(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of("        float s = 0.0f;\n"
+                                 "#pragma tile parallel vector(4) reduce(+: s)\n"
+                                 "        for (int c = 0; c < cols; c++)\n"
+                                 "            s += x[r][c];\n"
+                                 "#pragma tile parallel vector(4)\n"
+                                 "        for (int c = 0; c < cols; c++)\n"
+                                 "            y[r][c] = x[r][c] * out[c] / s;\n");
+    static const BlockVariant expect[] = {{1, 32}, {2, 32}, {4, 32}, {8, 32}, {8, 64}, {8, 128}, {1, 128}};
+    assert_true(gp->unroll_variants);
+    assert_int_equal(gp->nvariants, sizeof expect / sizeof *expect);
+    for (int i = 0; i < gp->nvariants; i++) {
+        assert_int_equal(gp->variants[i].groups, expect[i].groups);
+        assert_int_equal(gp->variants[i].team, expect[i].team);
+    }
+    const ParallelPlan *pp = block_parallel(gp, nth_block_parallel(gp->grid, 1));
+    int seen = 0;
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        if (strcmp(vb->buf->name, "x") == 0 || strcmp(vb->buf->name, "y") == 0)
+            assert_true(vb->streamed), seen++;
+        if (strcmp(vb->buf->name, "out") == 0)
+            assert_false(vb->streamed), seen++;
+    }
+    assert_int_equal(seen, 3);
+    unit_teardown(NULL);
+    unit_setup(NULL);
+    /* A shared tile is the block's: its threads share it, so no teams. */
+    gp = plan_of("#pragma tile shared\n"
+                 "        float t[128];\n"
+                 "#pragma tile parallel\n"
+                 "        for (int c = 0; c < 128; c++)\n"
+                 "            t[c] = x[r][c];\n"
+                 "        float s = 0.0f;\n"
+                 "#pragma tile parallel reduce(+: s)\n"
+                 "        for (int c = 0; c < 128; c++)\n"
+                 "            s += t[127 - c];\n"
+                 "        out[r] = s;\n");
+    assert_true(gp->unroll_variants);
+    for (int i = 0; i < gp->nvariants; i++)
+        assert_int_equal(gp->variants[i].team, 128);
+}
+
 /* No registers across loops whose bounds change between them, or for a
  * buffer the block writes. */
 static void no_registers_between_loops(void **state)
@@ -354,6 +404,7 @@ int main(void)
         UNIT_TEST(scalar_statements),
         UNIT_TEST(barriers),
         UNIT_TEST(registers_between_loops),
+        UNIT_TEST(teams_and_streams),
         UNIT_TEST(no_registers_between_loops),
         UNIT_TEST(reductions_over_the_grid),
     };

@@ -271,25 +271,67 @@ template <typename T> __device__ __forceinline__ T tile_shfl_xor(T v, int mask)
  * over the grid runs on at most, each leaving one part per variable. */
 enum { TILE_REDUCE_SCRATCH = 32 * 8, TILE_MAX_PARTS = 1024 };
 
-/* The block's THREADS values combined; every thread gets the result.
- * Every thread of the block must call it (it holds two barriers). */
-template <int OP, int THREADS, typename T> __device__ __forceinline__ T tile_block_reduce(T v, unsigned char *scratch)
+/* Named barrier 1 + team for a team of TEAM threads, the barrier's number
+ * a constant (with a computed one ptxas reserves all 16 barriers, and a
+ * multiprocessor then holds fewer blocks). */
+template <int TEAM, int B, int N> __device__ __forceinline__ void tile_named_sync(int team)
+{
+    if constexpr (B < N) {
+        if (team == B)
+            asm volatile("bar.sync %0, %1;" ::"n"(1 + B), "n"(TEAM) : "memory");
+        else
+            tile_named_sync<TEAM, B + 1, N>(team);
+    }
+}
+
+/* A barrier for the team of TEAM threads (whole warps, TEAM dividing
+ * THREADS) that thread threadIdx.x belongs to: the block's barrier when
+ * the team is the block, the warp's when it is a warp, else named barrier
+ * 1 + team (barrier 0 is __syncthreads). Orders the team's memory
+ * accesses as __syncthreads orders the block's. */
+template <int TEAM, int THREADS> __device__ __forceinline__ void tile_team_sync()
+{
+    static_assert(TEAM % 32 == 0 && THREADS % TEAM == 0, "a team is whole warps of the block");
+    if constexpr (TEAM >= THREADS)
+        __syncthreads();
+    else if constexpr (TEAM == 32)
+        __syncwarp();
+    else {
+        static_assert(THREADS / TEAM <= 15, "one named barrier a team");
+        tile_named_sync<TEAM, 0, THREADS / TEAM>((int)threadIdx.x / TEAM);
+    }
+}
+
+/* The team's TEAM values combined (tile_team_sync); every thread of the
+ * team gets the result. Every thread of the team must call it (beyond a
+ * warp it holds two barriers). Teams use disjoint parts of the scratch:
+ * one value per warp. */
+template <int OP, int TEAM, int THREADS, typename T>
+__device__ __forceinline__ T tile_team_reduce(T v, unsigned char *scratch)
 {
 #pragma unroll
     for (int mask = 16; mask > 0; mask >>= 1)
         v = tile_combine<OP>(v, tile_shfl_xor(v, mask));
-    if constexpr (THREADS > 32) {
+    if constexpr (TEAM > 32) {
         T *per_warp = reinterpret_cast<T *>(scratch);
+        const int warp = threadIdx.x / 32, first = warp - warp % (TEAM / 32);
         if (threadIdx.x % 32 == 0)
-            per_warp[threadIdx.x / 32] = v;
-        __syncthreads();
-        v = per_warp[0];
+            per_warp[warp] = v;
+        tile_team_sync<TEAM, THREADS>();
+        v = per_warp[first];
 #pragma unroll
-        for (int w = 1; w < THREADS / 32; w++)
-            v = tile_combine<OP>(v, per_warp[w]);
-        __syncthreads(); /* the scratch is free for the next reduction */
+        for (int w = 1; w < TEAM / 32; w++)
+            v = tile_combine<OP>(v, per_warp[first + w]);
+        tile_team_sync<TEAM, THREADS>(); /* the scratch is free for the next reduction */
     }
     return v;
+}
+
+/* The block's THREADS values combined; every thread gets the result.
+ * Every thread of the block must call it (it holds two barriers). */
+template <int OP, int THREADS, typename T> __device__ __forceinline__ T tile_block_reduce(T v, unsigned char *scratch)
+{
+    return tile_team_reduce<OP, THREADS, THREADS>(v, scratch);
 }
 
 /* A reduced variable's value in slot `slot` of a launcher's scratch. */

@@ -121,7 +121,7 @@ void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form,
         else if (cache)
             putf(o, "tile_c%d[tile_k][tile_j]", cache->index);
         else if (form & FORM_WIDE && vec_buffer_of(pp, s->access->buf))
-            putf(o, "tile_v_%s[tile_j]", s->access->buf->name);
+            putf(o, form & FORM_GROUPED ? "tile_v_%s[tile_k][tile_j]" : "tile_v_%s[tile_j]", s->access->buf->name);
         else if (s->access->buf->space == SPACE_SHARED) /* a shared tile (emit_tile.c) */
             putf(o, "%s(0)(%s, %s)", s->access->buf->name, s->access->buf->rank == 1 ? "0" : s->access->subs[0],
                  s->access->subs[s->access->buf->rank - 1]);
@@ -254,7 +254,7 @@ static void put_thread_loop_body(Out *o, const ParallelPlan *pp, const LoopForm 
     putf(o, "%s}\n", f->base);
 }
 
-static void put_unrolled(Out *o, const IrKernel *k, const ParallelPlan *pp, const LoopForm *f);
+static void put_unrolled(Out *o, const ParallelPlan *pp, const LoopForm *f);
 
 /* The loops over a thread's groups (the unrolled form first, in blocks),
  * with each reduction variable standing for the thread's part inside. */
@@ -276,7 +276,7 @@ static void put_thread_loop(Out *o, const IrKernel *k, const ParallelPlan *pp, c
                  ((const IrReduce *)par->reduces.items[i])->var, i);
     }
     if (pp->unroll)
-        put_unrolled(o, k, pp, &inner);
+        put_unrolled(o, pp, &inner);
     else
         put_thread_loop_body(o, pp, &inner);
     if (par->reduces.len)
@@ -408,16 +408,39 @@ static bool is_filled(const ParallelPlan *pp, const RegCache *c)
     return false;
 }
 
-/* Group tile_k of a thread in the unrolled form of a block's loop: its
- * caches' registers stand for their buffers (the loop that fills them
- * loads them here), whole 16-byte moves where aligned. */
-static void put_cached_group(Out *o, const ParallelPlan *pp, const char *in)
+/* The wide buffers of the unrolled form that are not in a cache's
+ * registers: one register array a group, tile_v_NAME[tile_k]. */
+static void put_group_arrays(Out *o, const ParallelPlan *pp, const char *groups, const char *in)
 {
-    const IrParallel *par = pp->par;
-    const IrLoop *l = &par->loops[0];
-    int v = par->vector;
-    const char *in4 = aprintf("%s    ", in), *in8 = aprintf("%s        ", in);
-    putf(o, "%sif (tile_aligned_loop && tile_first + %d <= tile_q0.count) {\n", in, v);
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        if (!cache_of(pp, vb->buf))
+            putf(o, "%s%s tile_v_%s[%s][%d];\n", in, unqualified(vb->buf->elem.spelling), vb->buf->name, groups,
+                 pp->par->vector);
+    }
+}
+
+/* Does the unrolled form load anything up front (put_group_loads)? */
+static bool loads_up_front(const ParallelPlan *pp)
+{
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        const RegCache *c = cache_of(pp, vb->buf);
+        if (c ? is_filled(pp, c) : vb->load && vb->streamed)
+            return true;
+    }
+    return false;
+}
+
+/* The loads of every whole group of a thread, before any group computes,
+ * so that they are in flight together: a cache's registers for the loop
+ * that fills it, the group's arrays for the others. */
+static void put_group_loads(Out *o, const ParallelPlan *pp, const char *in)
+{
+    const IrLoop *l = &pp->par->loops[0];
+    int v = pp->par->vector;
+    putf(o, "%sif (tile_t < tile_n && tile_aligned_loop && tile_first + %d <= tile_count) {\n", in, v);
+    const char *in4 = aprintf("%s    ", in);
     put_loop_var(o, l, "tile_q0", "tile_first", in4);
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
@@ -425,24 +448,52 @@ static void put_cached_group(Out *o, const ParallelPlan *pp, const char *in)
         const RegCache *c = cache_of(pp, vb->buf);
         if (c && is_filled(pp, c))
             putf(o, "%stile_vec_load<%s, %d>(tile_c%d[tile_k], &(%s));\n", in4, t, v, c->index, vb->access->text);
-        if (c)
-            continue;
-        putf(o, "%s%s tile_v_%s[%d];\n", in4, t, vb->buf->name, v);
-        if (vb->load)
-            putf(o, "%stile_vec_load<%s, %d>(tile_v_%s, &(%s));\n", in4, t, v, vb->buf->name, vb->access->text);
+        else if (!c && vb->load && vb->streamed)
+            putf(o, "%stile_vec_load<%s, %d>(tile_v_%s[tile_k], &(%s));\n", in4, t, v, vb->buf->name, vb->access->text);
+    }
+    putf(o, "%s}\n", in);
+}
+
+/* Group tile_k of a thread in the unrolled form of a block's loop, once
+ * its loads are in (put_group_loads): its caches' registers and arrays
+ * stand for their buffers, whole 16-byte stores where aligned. A group at
+ * the end of the loop, or any group when some buffer is not aligned, goes
+ * element by element. */
+static void put_cached_group(Out *o, const ParallelPlan *pp, const char *in)
+{
+    const IrParallel *par = pp->par;
+    const IrLoop *l = &par->loops[0];
+    int v = par->vector;
+    const char *in4 = aprintf("%s    ", in), *in8 = aprintf("%s        ", in);
+    putf(o, "%sif (tile_aligned_loop && tile_first + %d <= tile_count) {\n", in, v);
+    bool shared_loads = false; /* what every grid iteration reads: in cache, loaded here */
+    for (int i = 0; i < pp->vec_buffers.len; i++) {
+        const VecBuffer *vb = pp->vec_buffers.items[i];
+        if (vb->load && !vb->streamed && !cache_of(pp, vb->buf)) {
+            if (!shared_loads)
+                put_loop_var(o, l, "tile_q0", "tile_first", in4);
+            shared_loads = true;
+            putf(o, "%stile_vec_load<%s, %d>(tile_v_%s[tile_k], &(%s));\n", in4, unqualified(vb->buf->elem.spelling), v,
+                 vb->buf->name, vb->access->text);
+        }
     }
     putf(o, "#pragma unroll\n%sfor (int tile_j = 0; tile_j < %d; tile_j++) {\n", in4, v);
     put_loop_var(o, l, "tile_q0", "tile_first + tile_j", in8);
-    put_code_form(o, par->body, pp, FORM_WIDE | FORM_CACHED, true);
+    put_code_form(o, par->body, pp, FORM_WIDE | FORM_CACHED | FORM_GROUPED, true);
     putf(o, "%s}\n", in4);
+    bool stores = false;
+    for (int i = 0; i < pp->vec_buffers.len; i++)
+        stores |= ((const VecBuffer *)pp->vec_buffers.items[i])->store;
+    if (stores && !shared_loads)
+        put_loop_var(o, l, "tile_q0", "tile_first", in4);
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
         if (vb->store && !cache_of(pp, vb->buf))
-            putf(o, "%stile_vec_store<%s, %d>(&(%s), tile_v_%s);\n", in4, unqualified(vb->buf->elem.spelling), v,
-                 vb->access->text, vb->buf->name);
+            putf(o, "%stile_vec_store<%s, %d>(&(%s), tile_v_%s[tile_k]);\n", in4, unqualified(vb->buf->elem.spelling),
+                 v, vb->access->text, vb->buf->name);
     }
     putf(o, "%s} else {\n#pragma unroll\n%sfor (int tile_j = 0; tile_j < %d; tile_j++) {\n", in, in4, v);
-    putf(o, "%sif (tile_first + tile_j < tile_q0.count) {\n", in8);
+    putf(o, "%sif (tile_first + tile_j < tile_count) {\n", in8);
     const char *in12 = aprintf("%s    ", in8);
     put_loop_var(o, l, "tile_q0", "tile_first + tile_j", in12);
     for (int i = 0; i < pp->fills.len; i++) {
@@ -454,17 +505,18 @@ static void put_cached_group(Out *o, const ParallelPlan *pp, const char *in)
 }
 
 /* The unrolled form of a block's loop: when the thread has at most
- * pp->unroll groups, they run unrolled (their loads in flight together,
- * the caches in registers); otherwise the plain loop. */
-static void put_unrolled(Out *o, const IrKernel *k, const ParallelPlan *pp, const LoopForm *f)
+ * pp->unroll groups, they run unrolled, in two passes: every group's loads
+ * (in flight together), then every group's work (the caches in registers);
+ * otherwise the plain loop. */
+static void put_unrolled(Out *o, const ParallelPlan *pp, const LoopForm *f)
 {
-    const char *in = f->base;
+    const char *in = f->base, *in4 = aprintf("%s    ", in), *in8 = aprintf("%s        ", in);
     const char *groups =
         f->variants ? aprintf("(TILE_K < %d ? TILE_K : %d)", pp->unroll, pp->unroll) : aprintf("%d", pp->unroll);
     /* Groups start V elements apart (step 1, a vector's bytes a power of two
      * up to 16): all are aligned for wide moves when the first is. */
     putf(o, "%sbool tile_aligned_loop = true;\n%s{\n", in, in);
-    put_loop_var(o, &pp->par->loops[0], "tile_q0", "0", aprintf("%s    ", in));
+    put_loop_var(o, &pp->par->loops[0], "tile_q0", "0", in4);
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
         const RegCache *c = cache_of(pp, vb->buf);
@@ -474,23 +526,35 @@ static void put_unrolled(Out *o, const IrKernel *k, const ParallelPlan *pp, cons
              unqualified(vb->buf->elem.spelling), pp->par->vector, vb->access->text);
     }
     putf(o, "%s}\n", in);
-    putf(o, "%sif (tile_total <= %s * %d) {\n#pragma unroll\n", in, groups, k->threads);
-    putf(o, "%s    for (int tile_k = 0; tile_k < %s; tile_k++) {\n", in, groups);
-    putf(o, "%s        const long long tile_t = (long long)threadIdx.x + tile_k * %d;\n", in, k->threads);
-    putf(o, "%s        if (tile_t < tile_total) {\n", in);
-    putf(o, "%s            const long long tile_first = tile_t * %d;\n", in, pp->par->vector);
-    put_cached_group(o, pp, aprintf("%s            ", in));
-    putf(o, "%s        }\n%s    }\n%s} else {\n", in, in, in);
+    putf(o, "%sif (tile_total <= %s * %s) {\n", in, groups, f->stride);
+    putf(o, "%sconst int tile_n = (int)tile_total, tile_count = (int)tile_q0.count; /* small: 32-bit */\n", in4);
+    put_group_arrays(o, pp, groups, in4);
+    for (int pass = loads_up_front(pp) ? 0 : 1; pass < 2; pass++) {
+        putf(o, "#pragma unroll\n%sfor (int tile_k = 0; tile_k < %s; tile_k++) {\n", in4, groups);
+        putf(o, "%sconst int tile_t = (int)%s + tile_k * %s;\n", in8, f->first, f->stride);
+        putf(o, "%sconst int tile_first = tile_t * %d;\n", in8, pp->par->vector);
+        if (pass == 0)
+            put_group_loads(o, pp, in8);
+        else {
+            putf(o, "%sif (tile_t < tile_n) {\n", in8);
+            put_cached_group(o, pp, aprintf("%s    ", in8));
+            putf(o, "%s}\n", in8);
+        }
+        putf(o, "%s}\n", in4);
+    }
+    putf(o, "%s} else {\n", in);
     LoopForm plain = *f;
-    plain.base = aprintf("%s    ", in);
-    plain.in = aprintf("%s        ", in);
+    plain.base = in4;
+    plain.in = in8;
     put_thread_loop_body(o, pp, &plain);
     putf(o, "%s}\n", in);
 }
 
 /* The per-thread loop of a parallel loop inside a grid block (emit_tile.c):
  * the block's threads take its groups of iterations in turn; each
- * reduction ends in a block reduction that every thread sees. */
+ * reduction ends in a block reduction that every thread sees. In a kernel
+ * with variants, "the block" is the team that runs the grid iteration
+ * (TILE_TEAM threads, lane tile_lane). */
 void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, bool variants, const char *in)
 {
     const IrParallel *par = pp->par;
@@ -509,14 +573,19 @@ void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, bool 
     for (int d = 0; d < inner; d++)
         putf(o, " * (tile_q%d.count > 0 ? tile_q%d.count : 0)", d, d);
     put(o, ";\n");
-    LoopForm f = {"tile_q", in4,     aprintf("%s    ", in4), "(long long)threadIdx.x", aprintf("%d", k->threads),
-                  true,     variants};
+    const char *first = variants ? "(long long)tile_lane" : "(long long)threadIdx.x";
+    const char *stride = variants ? "TILE_TEAM" : aprintf("%d", k->threads);
+    LoopForm f = {"tile_q", in4, aprintf("%s    ", in4), first, stride, true, variants};
     put_thread_loop(o, k, pp, &f);
     for (int i = 0; i < par->reduces.len; i++) {
         const IrReduce *r = par->reduces.items[i];
         const char *op = reduce_op_enum(r->op);
-        putf(o, "%s%s = tile_combine<%s>(%s, tile_block_reduce<%s, %d>(tile_part%d, tile_red_smem));\n", in4, r->var,
-             op, r->var, op, k->threads, i);
+        if (variants)
+            putf(o, "%s%s = tile_combine<%s>(%s, tile_team_reduce<%s, TILE_TEAM, %d>(tile_part%d, tile_red_smem));\n",
+                 in4, r->var, op, r->var, op, k->threads, i);
+        else
+            putf(o, "%s%s = tile_combine<%s>(%s, tile_block_reduce<%s, %d>(tile_part%d, tile_red_smem));\n", in4,
+                 r->var, op, r->var, op, k->threads, i);
     }
     putf(o, "%s}\n", in);
 }

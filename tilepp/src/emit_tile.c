@@ -390,7 +390,11 @@ static void put_block_stmts(Block *bl, const Vec *body, const char *in);
 static void put_block_stmt(Block *bl, const IrStmt *s, const char *in)
 {
     Out *o = bl->o;
-    if (block_sync_before(bl->gp, s))
+    bool teams = bl->gp->unroll_variants;
+    if (block_sync_before(bl->gp, s) && teams)
+        putf(o, "%stile_team_sync<TILE_TEAM, %d>(); /* what the team wrote before is read or written next */\n", in,
+             bl->k->threads);
+    else if (block_sync_before(bl->gp, s))
         putf(o, "%s__syncthreads(); /* what the block wrote before is read or written next */\n", in);
     switch (s->kind) {
     case STMT_TILE_DECL:
@@ -406,7 +410,9 @@ static void put_block_stmt(Block *bl, const IrStmt *s, const char *in)
         put_code(o, s->code, NULL, false);
         break;
     case STMT_SCALAR:
-        if (s->writes_memory)
+        if (s->writes_memory && teams)
+            putf(o, "%sif (tile_lane == 0) { /* writes memory: once for the team */\n", in);
+        else if (s->writes_memory)
             putf(o, "%sif (threadIdx.x == 0) { /* writes memory: once for the block */\n", in);
         put_code(o, s->code, NULL, false);
         if (s->writes_memory)
@@ -450,8 +456,8 @@ void put_grid_kernel(Out *o, const KernelPlan *kp, const GridPlan *gp)
     if (gp->unroll_variants) {
         const int *b = gp->variant_blocks;
         putf(o,
-             "template <int TILE_K>\n__global__ void __launch_bounds__(%d, TILE_K <= 1 ? %d : TILE_K <= 2 ? %d : "
-             "TILE_K <= 4 ? %d : %d) %s(",
+             "template <int TILE_K, int TILE_TEAM>\n__global__ void __launch_bounds__(%d, TILE_K <= 1 ? %d : TILE_K <= "
+             "2 ? %d : TILE_K <= 4 ? %d : %d) %s(",
              k->threads, b[0], b[1], b[2], b[3], gp->kernel_name);
     } else
         putf(o, "__global__ void __launch_bounds__(%d, %d) %s(", k->threads, gp->min_blocks, gp->kernel_name);
@@ -464,7 +470,18 @@ void put_grid_kernel(Out *o, const KernelPlan *kp, const GridPlan *gp)
         put(o, "    __shared__ alignas(16) unsigned char tile_red_smem[TILE_REDUCE_SCRATCH];\n");
     put_views(o, &gp->views, "    ");
     put_kernel_decls(o, kp, &gp->decls, gp->stmt_index, "    ");
-    put_block_index(o, g, "blockIdx.x", "    ");
+    if (gp->unroll_variants) {
+        putf(o, "    const int tile_lane = threadIdx.x %% TILE_TEAM; /* a team of TILE_TEAM threads runs an iteration "
+                "*/\n");
+        putf(o, "    const long long tile_item = (long long)blockIdx.x * (%d / TILE_TEAM) + threadIdx.x / TILE_TEAM;\n",
+             k->threads);
+        put(o, "    if (tile_item >= ");
+        for (int d = 0; d < g->depth; d++)
+            putf(o, "%stile_l%d.count", d ? " * " : "", d);
+        put(o, ")\n        return; /* past the last iteration: teams never wait for each other */\n");
+        put_block_index(o, g, "tile_item", "    ");
+    } else
+        put_block_index(o, g, "blockIdx.x", "    ");
     put_block_stmts(&bl, &g->body, "    ");
     put(o, "}\n\n");
     if (gp->sm90)
@@ -485,14 +502,11 @@ static void put_alignment_test(Out *o, const GridPlan *gp, const char *in)
     put(o, ";\n");
 }
 
-/* The sm_80 kernel: on sm_80 and newer, and on Hopper where the sm_90a
- * variant does not apply. */
-/* The groups a thread takes in the block's most demanding unrolled loop,
- * from the loops' bounds: the kernel variant with the fewest that cover it
- * (or, past 8, the one of 1: every loop then takes its plain form). */
-static void put_unroll_choice(Out *o, const IrKernel *k, const GridPlan *gp, const char *in)
+/* The groups of iterations in the block's widest unrolled loop, from the
+ * loops' bounds. */
+static void put_widest_loop(Out *o, const GridPlan *gp, const char *in)
 {
-    putf(o, "%slong long tile_need = 0; /* groups a thread takes in the block's unrolled loops */\n", in);
+    putf(o, "%slong long tile_widest = 0; /* groups of iterations in the block's widest unrolled loop */\n", in);
     for (int i = 0; i < gp->parallels.len; i++) {
         const ParallelPlan *pp = gp->parallels.items[i];
         if (!pp->unroll)
@@ -502,27 +516,39 @@ static void put_unroll_choice(Out *o, const IrKernel *k, const GridPlan *gp, con
              "%s{\n%s    const tile_loop tile_u = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), "
              "%s);\n",
              in, in, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
-        putf(o, "%s    const long long tile_n = tile_u.count > 0 ? ((tile_u.count + %d) / %d + %d) / %d : 0;\n", in,
-             pp->par->vector - 1, pp->par->vector, k->threads - 1, k->threads);
-        putf(o, "%s    tile_need = tile_n > tile_need ? tile_n : tile_need;\n%s}\n", in, in);
+        putf(o, "%s    const long long tile_n = tile_u.count > 0 ? (tile_u.count + %d) / %d : 0;\n", in,
+             pp->par->vector - 1, pp->par->vector);
+        putf(o, "%s    tile_widest = tile_n > tile_widest ? tile_n : tile_widest;\n%s}\n", in, in);
     }
 }
 
+/* The launcher's choice among the kernel's variants (GridPlan.variants):
+ * the first that covers the widest loop, the last one otherwise. */
+static void put_variant_choice(Out *o, const GridPlan *gp, const char *in)
+{
+    put_widest_loop(o, gp, in);
+    const BlockVariant *last = &gp->variants[gp->nvariants - 1];
+    putf(o, "%sint tile_team = %d;\n%stile_kernel = %s<%d, %d>;\n", in, last->team, in, gp->kernel_name, last->groups,
+         last->team);
+    for (int i = 0; i < gp->nvariants - 1; i++) {
+        const BlockVariant *v = &gp->variants[i];
+        putf(o, "%s%sif (tile_widest <= %lld) {\n", in, i ? "} else " : "", (long long)v->groups * v->team);
+        putf(o, "%s    tile_team = %d;\n%s    tile_kernel = %s<%d, %d>;\n", in, v->team, in, gp->kernel_name, v->groups,
+             v->team);
+    }
+    if (gp->nvariants > 1)
+        putf(o, "%s}\n", in);
+}
+
+/* The sm_80 kernel: on sm_80 and newer, and on Hopper where the sm_90a
+ * variant does not apply. */
 static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, const char *in)
 {
     const IrKernel *k = kp->k;
     const IrGrid *g = gp->grid;
-    const char *kernel = gp->kernel_name;
-    if (gp->unroll_variants) {
-        put_unroll_choice(o, k, gp, in);
-        kernel = aprintf("tile_need <= 1 ? %s<1> : tile_need <= 2 ? %s<2> : tile_need <= 4 ? %s<4> : tile_need <= 8 ? "
-                         "%s<8> : %s<1>",
-                         gp->kernel_name, gp->kernel_name, gp->kernel_name, gp->kernel_name, gp->kernel_name);
-    }
+    const char *kernel = gp->kernel_name, *blocks = "tile_blocks";
     if (gp->align_variants)
         put_alignment_test(o, gp, in);
-    if (gp->align_variants)
-        kernel = aprintf("tile_aligned ? %s<16> : %s<0>", gp->kernel_name, gp->kernel_name);
     if (gp->align_variants || gp->unroll_variants) {
         putf(o, "%svoid (*tile_kernel)(", in);
         put_param_list(o, k, kernel_param);
@@ -530,14 +556,21 @@ static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, co
             put(o, ", tile_loop");
         if (kp->slots.len)
             put(o, ", unsigned char *, unsigned char *");
-        putf(o, ") = %s;\n", kernel);
+        if (gp->align_variants)
+            putf(o, ") = tile_aligned ? %s<16> : %s<0>;\n", gp->kernel_name, gp->kernel_name);
+        else
+            put(o, ");\n");
         kernel = "tile_kernel";
+    }
+    if (gp->unroll_variants) {
+        put_variant_choice(o, gp, in);
+        blocks = aprintf("(tile_blocks + %d / tile_team - 1) / (%d / tile_team)", k->threads, k->threads);
     }
     putf(o,
          "%stile_err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
          "%sif (tile_err != cudaSuccess)\n%s    return tile_err;\n",
          in, kernel, gp->smem_bytes, in, in);
-    putf(o, "%stile_err = tile_launch_blocks(%s, tile_blocks, %d, %lld, tile_stream, ", in, kernel, k->threads,
+    putf(o, "%stile_err = tile_launch_blocks(%s, %s, %d, %lld, tile_stream, ", in, kernel, blocks, k->threads,
          gp->smem_bytes);
     put_arg_names(o, k);
     for (int d = 0; d < g->depth; d++)

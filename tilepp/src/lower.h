@@ -21,7 +21,9 @@ typedef struct VecBuffer {
     IrBuffer *buf;
     const IrAccess *access; /* one of its (identical) accesses */
     bool load, store;
-    int bytes; /* vector * element size */
+    int bytes;     /* vector * element size */
+    bool streamed; /* in a block: its elements differ from one grid iteration to the next (x[r][c], not w[c]):
+                      the unrolled form loads every group of it up front, to have them in flight together */
 } VecBuffer;
 
 typedef struct ParallelPlan {
@@ -125,7 +127,21 @@ typedef struct Sm90Plan {
     long long smem_bytes;   /* everything, with the slack to align to 1024 */
 } Sm90Plan;
 
-/* A grid: one __global__ function, one thread block per iteration of its nest. */
+/* A kernel variant of a grid whose block loops unroll, chosen by the
+ * launcher from the loops' bounds: each thread takes up to `groups` groups
+ * of a loop's iterations at once (TILE_K), and `team` threads run one
+ * iteration of the grid (TILE_TEAM): a block runs threads / team
+ * iterations side by side. Teams smaller than the block exist only where
+ * the block is loops and scalar code (no shared tiles): a team then
+ * reduces and waits on its own (warp shuffles, a named barrier), so short
+ * rows do not leave threads idle and more rows are in flight. */
+typedef struct BlockVariant {
+    int groups, team;
+} BlockVariant;
+enum { MAX_BLOCK_VARIANTS = 16 };
+
+/* A grid: one __global__ function, one thread block per iteration of its
+ * nest (or per `threads / team` iterations, BlockVariant). */
 typedef struct GridPlan {
     const IrGrid *grid;
     char *kernel_name;
@@ -142,12 +158,13 @@ typedef struct GridPlan {
     Vec syncs;                 /* const IrStmt*: block statements that need a __syncthreads() before them */
     Vec views;                 /* const IrParam*: C99 array parameters that block code indexes */
     Vec caches;                /* RegCache*: buffers kept in registers between the block's loops */
-    bool unroll_variants;      /* instantiated per TILE_K (1, 2, 4, 8): the launcher picks the fewest groups the
-                                  block's unrolled loops need (fewer registers), from their bounds */
-    int variant_blocks[4];     /* blocks per SM each TILE_K variant asks registers for (__launch_bounds__) */
-    bool block_reductions;     /* some parallel loop of the block reduces: scratch in shared memory */
-    Sm90Plan *sm90;            /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
-    const char *sm90_why;      /* when there is no sm_90a variant although 90a was asked for */
+    bool unroll_variants;      /* instantiated per BlockVariant; the launcher picks one from the loops' bounds */
+    BlockVariant variants[MAX_BLOCK_VARIANTS];
+    int nvariants;         /* the launcher takes the first that covers the widest loop; the last covers any */
+    int variant_blocks[4]; /* blocks per SM each TILE_K (1, 2, 4, 8) asks registers for (__launch_bounds__) */
+    bool block_reductions; /* some parallel loop of the block reduces: scratch in shared memory */
+    Sm90Plan *sm90;        /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
+    const char *sm90_why;  /* when there is no sm_90a variant although 90a was asked for */
 } GridPlan;
 
 typedef struct KernelPlan {

@@ -273,9 +273,19 @@ static void plan_parallels(GridPlan *gp, const Vec *body)
  * of several groups in flight together). */
 enum { CACHE_BYTES = 128, MAX_CACHE_GROUPS = 8, UNROLL_GROUPS = 4 };
 
-/* Registers a block's loops need beside their caches (measured: the
- * softmax and layernorm samples' plain variants fit in 32 without spills). */
-enum { BASE_REGS = 28 };
+/* Iterations a thread takes in the unrolled form of a loop, at most:
+ * measured on the H200 (bench/RESULTS.md), 64 (8 groups of 8 halves) run
+ * slower than 32 on twice the threads, the registers then limiting the
+ * blocks a multiprocessor holds. */
+enum { MAX_THREAD_ITERATIONS = 32 };
+
+/* Registers a variant asks for: BASE_REGS beside 3/2 of the registers its
+ * groups hold (the rest is their addresses and the work on them), at least
+ * MIN_REGS. Fitted on the H200 to the softmax and layernorm samples
+ * (bench/RESULTS.md): 4 groups of 8 floats run fastest in 72 registers (3
+ * blocks of 256 a multiprocessor), 4 of 8 halves in 48 (5 blocks); one
+ * group does not fit in 40 without spills (the compile tests check). */
+enum { BASE_REGS = 24, MIN_REGS = 48 };
 
 /* Is the buffer written anywhere in the block (or passed away)? */
 static bool written_in(const Vec *body, const IrBuffer *buf)
@@ -353,6 +363,8 @@ static void plan_cache(GridPlan *gp, const Vec *list, int first, const VecBuffer
     *c = (RegCache){vb->buf, vb->access, CACHE_BYTES / bytes, hp->par->vector, gp->caches.len};
     if (c->groups > MAX_CACHE_GROUPS)
         c->groups = MAX_CACHE_GROUPS;
+    if (c->groups > MAX_THREAD_ITERATIONS / c->vector)
+        c->groups = MAX_THREAD_ITERATIONS / c->vector;
     if (c->groups < 1)
         return;
     vec_push(&gp->caches, c);
@@ -413,7 +425,52 @@ static void plan_caches(GridPlan *gp, const Vec *list)
         if (s->kind != STMT_PARALLEL || s->par->depth != 1)
             continue;
         ParallelPlan *pp = (ParallelPlan *)block_parallel(gp, s->par);
-        pp->unroll = pp->caches.len ? ((const RegCache *)pp->caches.items[0])->groups : UNROLL_GROUPS;
+        int most = MAX_THREAD_ITERATIONS / s->par->vector;
+        pp->unroll = pp->caches.len ? ((const RegCache *)pp->caches.items[0])->groups
+                                    : (UNROLL_GROUPS < most ? UNROLL_GROUPS : most);
+    }
+}
+
+/* ---- which buffers stream ---- */
+
+/* Names whose value differs between grid iterations: the grid's loop
+ * variables and whatever the block declares. */
+static void block_names(const IrGrid *g, const Vec *list, Vec *names)
+{
+    if (list == &g->body)
+        for (int d = 0; d < g->depth; d++)
+            vec_push(names, g->loops[d].var);
+    for (int i = 0; i < list->len; i++) {
+        const IrStmt *s = list->items[i];
+        const Vec *declared = s->kind == STMT_DECL ? &s->decl_names : s->kind == STMT_SEQ ? &s->seq->vars : NULL;
+        for (int n = 0; declared && n < declared->len; n++)
+            vec_push(names, declared->items[n]);
+        if (s->kind == STMT_SEQ)
+            block_names(g, &s->seq->body, names);
+    }
+}
+
+/* A wide buffer streams unless it is a parameter indexed by the loop and
+ * by values every grid iteration shares (a weight row read by every row
+ * of the grid, which the caches then hold). */
+static void plan_streams(GridPlan *gp, const IrKernel *k)
+{
+    Vec names = {0};
+    block_names(gp->grid, &gp->grid->body, &names);
+    for (int i = 0; i < gp->parallels.len; i++) {
+        const ParallelPlan *pp = gp->parallels.items[i];
+        for (int v = 0; v < pp->vec_buffers.len; v++) {
+            VecBuffer *vb = pp->vec_buffers.items[v];
+            bool param = false;
+            for (int p = 0; p < k->params.len; p++) {
+                const IrParam *prm = k->params.items[p];
+                param |= prm->kind == PARAM_BUFFER && prm->buf == vb->buf;
+            }
+            vb->streamed = !param;
+            for (int d = 0; d < vb->access->ndims && !vb->streamed; d++)
+                for (int n = 0; n < names.len && !vb->streamed; n++)
+                    vb->streamed = text_mentions(vb->access->subs[d], names.items[n]);
+        }
     }
 }
 
@@ -439,6 +496,100 @@ static bool mentions_device_name(const IrKernel *k, const IrGrid *g, const Vec *
     return false;
 }
 
+/* Is the block only loops and scalar code, so that a part of it (a team
+ * of whole warps) can run one iteration of the grid on its own? */
+static bool team_runs_alone(const Vec *body)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_SEQ && !team_runs_alone(&s->seq->body))
+            return false;
+        if (s->kind != STMT_DECL && s->kind != STMT_SCALAR && s->kind != STMT_SEQ && s->kind != STMT_PARALLEL)
+            return false;
+    }
+    return true;
+}
+
+/* Named barriers a block has beside barrier 0 (__syncthreads): one a team. */
+enum { NAMED_BARRIERS = 15 };
+
+/* The variants, in the launcher's order: the smallest team first, and in
+ * a team the fewest groups a thread, as long as they cover more
+ * iterations than the variants before; then the plain loops over the
+ * whole block, for rows too long to unroll. A thread's groups are
+ * registers; a team's rows in flight are the memory parallelism: the
+ * smallest team that still covers a row in registers keeps the most
+ * bytes in flight per register spent on loop state. */
+static void plan_teams(GridPlan *gp, const IrKernel *k)
+{
+    int most_groups = 1;
+    for (int i = 0; i < gp->parallels.len; i++) {
+        const ParallelPlan *pp = gp->parallels.items[i];
+        most_groups = pp->unroll > most_groups ? pp->unroll : most_groups;
+    }
+    bool teams = gp->grid->tiles.len == 0 && k->threads % 32 == 0 && team_runs_alone(&gp->grid->body);
+    long long covered = 0;
+    gp->nvariants = 0;
+    for (int team = teams ? 32 : k->threads; team <= k->threads; team *= 2) {
+        if (team < k->threads && team > 32 && k->threads / team > NAMED_BARRIERS)
+            continue;
+        if (k->threads % team)
+            continue;
+        for (int groups = 1; groups <= most_groups; groups *= 2) {
+            if ((long long)groups * team <= covered)
+                continue;
+            gp->variants[gp->nvariants++] = (BlockVariant){groups, team};
+            covered = (long long)groups * team;
+        }
+        if (team < k->threads && team * 2 > k->threads)
+            team = k->threads / 2; /* then the whole block, whatever its size */
+    }
+    gp->variants[gp->nvariants++] = (BlockVariant){1, k->threads};
+}
+
+/* Registers of loop `pp` holding `groups` groups of its streamed loads
+ * (those a cache does not hold). */
+static int streamed_regs(const ParallelPlan *pp, int groups)
+{
+    int regs = 0;
+    for (int b = 0; b < pp->vec_buffers.len; b++) {
+        const VecBuffer *vb = pp->vec_buffers.items[b];
+        if (vb->load && vb->streamed && !cached_here(pp, vb->buf))
+            regs += groups * vb->bytes / 4;
+    }
+    return regs;
+}
+
+/* Registers a thread of the variant of `groups` groups asks for (a
+ * multiple of 8, as they are allocated): for its caches' groups and the
+ * groups its widest loop loads up front, or the plain loop's groups in
+ * flight (UNROLL_GROUPS, streamed loads, caches unused), whichever is
+ * more, beside what the loops need anyway. */
+static int variant_regs(const GridPlan *gp, int groups)
+{
+    int cache_regs = 0, array_regs = 0, plain_regs = 0;
+    for (int i = 0; i < gp->caches.len; i++) {
+        const RegCache *c = gp->caches.items[i];
+        int taken = groups < c->groups ? groups : c->groups;
+        cache_regs += taken * c->vector * c->buf->elem.size / 4;
+    }
+    for (int i = 0; i < gp->parallels.len; i++) {
+        const ParallelPlan *pp = gp->parallels.items[i];
+        if (!pp->unroll)
+            continue;
+        int unrolled = streamed_regs(pp, groups < pp->unroll ? groups : pp->unroll), plain = 0;
+        for (int b = 0; b < pp->vec_buffers.len; b++) {
+            const VecBuffer *vb = pp->vec_buffers.items[b];
+            plain += vb->load && vb->streamed ? UNROLL_GROUPS * vb->bytes / 4 : 0;
+        }
+        array_regs = unrolled > array_regs ? unrolled : array_regs;
+        plain_regs = plain > plain_regs ? plain : plain_regs;
+    }
+    int held = cache_regs + array_regs > plain_regs ? cache_regs + array_regs : plain_regs;
+    int regs = BASE_REGS + 3 * held / 2 < MIN_REGS ? MIN_REGS : BASE_REGS + 3 * held / 2;
+    return (regs + 7) / 8 * 8;
+}
+
 /* Variants per unrolled group count when every unrolled loop's bounds are
  * the launcher's to evaluate (and the kernel has no alignment variants). */
 static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
@@ -452,18 +603,11 @@ static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
         host_bounds &= !mentions_device_name(k, gp->grid, &gp->grid->body, pp->par);
     }
     gp->unroll_variants = any && host_bounds && !gp->align_variants;
-    /* Registers a variant needs: its caches' groups, with room for their
-     * addresses, beside what the loops need anyway; as many blocks per SM
-     * as those registers allow, so that more rows are in flight. */
+    if (gp->unroll_variants)
+        plan_teams(gp, k);
     int threads = k->threads, most = 2048 / threads;
     for (int v = 0; v < 4; v++) {
-        int groups = 1 << v, cache_regs = 0;
-        for (int i = 0; i < gp->caches.len; i++) {
-            const RegCache *c = gp->caches.items[i];
-            int taken = groups < c->groups ? groups : c->groups;
-            cache_regs += taken * c->vector * c->buf->elem.size / 4;
-        }
-        int regs = BASE_REGS + 3 * cache_regs / 2;
+        int regs = variant_regs(gp, 1 << v);
         int blocks = 65536 / (threads * regs);
         gp->variant_blocks[v] = blocks < 1 ? 1 : blocks > most ? most : blocks;
     }
@@ -473,6 +617,7 @@ void lower_block(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
     plan_parallels(gp, &g->body);
+    plan_streams(gp, k);
     plan_caches(gp, &g->body);
     plan_unroll_variants(gp, k);
     Touch pending = {0, 0, false};
