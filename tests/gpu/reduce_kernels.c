@@ -216,3 +216,67 @@ void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weigh
             y[r][c] = (half)((float)x[r][c] * inv * weight[c]);
     }
 }
+
+/* Fused GEMM epilogues in registers, as users write them: a parallel loop
+ * over the accumulator fragment's elements, reading global memory at tile
+ * coordinates under the user's own bounds test. C = relu(A B + bias). */
+#pragma tile kernel threads(128)
+void gemm_bias_relu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], float C[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile shared
+            half As[64][32], Bs[32][64];
+#pragma tile fragment
+            float Cf[64][64];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, 32); k++) {
+                tile_load(As, A, by * 64, k * 32, M, K);
+                tile_load(Bs, B, k * 32, bx * 64, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+#pragma tile parallel
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 64; j++) {
+                    float v = Cf[i][j] + (bx * 64 + j < N ? bias[bx * 64 + j] : 0.0f);
+                    Cf[i][j] = v > 0.0f ? v : 0.0f;
+                }
+            tile_store(C, Cf, by * 64, bx * 64, M, N);
+        }
+}
+
+/* D = alpha (A B) + R, a residual read element by element, and a second
+ * fragment of the same shape that keeps alpha (A B) before the residual
+ * (stored too): two fragments that line up element by element. */
+#pragma tile kernel threads(256)
+void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const half B[K][N], const float R[M][N],
+                   float D[M][N], float S[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 128); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile shared
+            half As[128][32], Bs[32][64];
+#pragma tile fragment
+            float Acc[128][64], Scaled[128][64];
+            tile_clear(Acc);
+#pragma tile pipelined stages(2)
+            for (int k = 0; k < tile_cdiv(K, 32); k++) {
+                tile_load(As, A, by * 128, k * 32, M, K);
+                tile_load(Bs, B, k * 32, bx * 64, K, N);
+                tile_gemm(As, Bs, Acc);
+            }
+#pragma tile parallel
+            for (int i = 0; i < 128; i++)
+                for (int j = 0; j < 64; j++) {
+                    int r = by * 128 + i, c = bx * 64 + j;
+                    Scaled[i][j] = alpha * Acc[i][j];
+                    if (r < M && c < N)
+                        Acc[i][j] = Scaled[i][j] + R[r][c];
+                }
+            tile_store(D, Acc, by * 128, bx * 64, M, N);
+            tile_store(S, Scaled, by * 128, bx * 64, M, N);
+        }
+}

@@ -40,6 +40,9 @@ void write_then_read(int rows, int cols, const float x[rows][cols], float t[rows
 void slice_normalize(int batches, int m, int n, const float x[batches][m][n], float y[batches][m][n]);
 void vector_facts(int n, float floor_value, const float *x, float facts[4], float sums[2]);
 void scaled_gemm(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
+void gemm_bias_relu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], float C[M][N]);
+void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const half B[K][N], const float R[M][N],
+                   float D[M][N], float S[M][N]);
 void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
                  float inv_rms[rows]);
 
@@ -108,6 +111,28 @@ static void test_rmsnorm(int rows, int cols)
     gc_buf *y = gc_out(&c, GC_F16, n, 0, TOL_HALF), *inv = gc_out(&c, GC_F32, rows, 0, TOL_ROW);
     rmsnorm_f16(rows, cols, x->host, w->host, y->host, inv->host);
     gc_finish(&c, rmsnorm_f16_gpu(rows, cols, x->dev, w->dev, y->dev, inv->dev), "rmsnorm_f16 %dx%d", rows, cols);
+}
+
+static void test_gemm_bias_relu(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *bias = gc_in(&c, GC_F32, N, 0), *out = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG);
+    gemm_bias_relu(M, N, K, a->host, b->host, bias->host, out->host);
+    gc_finish(&c, gemm_bias_relu_gpu(M, N, K, a->dev, b->dev, bias->dev, out->dev), "gemm_bias_relu %dx%dx%d", M, N, K);
+}
+
+static void test_gemm_residual(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *r = gc_in(&c, GC_F32, (size_t)M * N, 0);
+    gc_buf *d = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG), *s = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG);
+    gemm_residual(M, N, K, 0.75f, a->host, b->host, r->host, d->host, s->host);
+    gc_finish(&c, gemm_residual_gpu(M, N, K, 0.75f, a->dev, b->dev, r->dev, d->dev, s->dev), "gemm_residual %dx%dx%d",
+              M, N, K);
 }
 
 static void test_layernorm(int rows, int cols)
@@ -298,6 +323,12 @@ int main(int argc, char **argv)
     test_scaled_gemm(1, 1, 16);
     test_scaled_gemm(200, 130, 96);
     test_scaled_gemm(256, 384, 512);
+    static const int epilogue_shapes[][3] = {{1, 1, 8}, {64, 64, 32}, {100, 77, 40}, {300, 200, 136}, {512, 384, 256}};
+    for (size_t i = 0; i < sizeof epilogue_shapes / sizeof *epilogue_shapes; i++) {
+        const int *e = epilogue_shapes[i];
+        test_gemm_bias_relu(e[0], e[1], e[2]);
+        test_gemm_residual(e[0], e[1], e[2]);
+    }
 
     return gc_summary();
 }

@@ -319,6 +319,48 @@ static void teams_and_streams(void **state)
         assert_int_equal(gp->variants[i].team, 128);
 }
 
+/* Each fragment of a grid gets a layout (2-D: the accumulator of the
+ * grid's warps; 1-D: spread), and a parallel loop over a 2-D fragment's
+ * indices runs on its layout, touching no memory the barrier plan counts. */
+static void fragment_layouts(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower("#include <tilepp/tile.h>\n"
+                            "#pragma tile kernel threads(256)\n"
+                            "void k(int M, int N, const float X[M][N], const float b[N], float Y[M][N])\n"
+                            "{\n"
+                            "#pragma tile grid\n"
+                            "    for (int by = 0; by < tile_cdiv(M, 128); by++)\n"
+                            "        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {\n"
+                            "#pragma tile fragment\n"
+                            "            float T[128][64], U[128][64], v[64];\n"
+                            "            tile_load(T, X, by * 128, bx * 64, M, N);\n"
+                            "#pragma tile parallel\n"
+                            "            for (int i = 0; i < 128; i++)\n"
+                            "                for (int j = 0; j < 64; j++)\n"
+                            "                    U[i][j] = T[i][j] + (bx * 64 + j < N ? b[bx * 64 + j] : 0.0f);\n"
+                            "            tile_store(Y, U, by * 128, bx * 64, M, N);\n"
+                            "        }\n"
+                            "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "k", 0);
+    assert_int_equal(gp->layouts.len, 3);
+    for (int i = 0; i < gp->layouts.len; i++) {
+        const FragLayout *l = gp->layouts.items[i];
+        assert_int_equal(l->kind, l->frag->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD);
+        if (l->kind == LAYOUT_ACCUM) {
+            assert_int_equal(l->warps_m * l->warps_n, 256 / 32);
+            assert_int_equal(l->warps_m, gp->warps_m);
+        }
+    }
+    const ParallelPlan *pp = gp->parallels.items[0];
+    assert_non_null(pp->layout);
+    assert_true(pp->layout == fragment_layout(gp, pp->layout->frag));
+    assert_int_equal(pp->layout->frag->dims[0], 128);
+    assert_int_equal(gp->syncs.len, 0); /* registers only, and global reads */
+}
+
 /* No registers across loops whose bounds change between them, or for a
  * buffer the block writes. */
 static void no_registers_between_loops(void **state)
@@ -405,6 +447,7 @@ int main(void)
         UNIT_TEST(barriers),
         UNIT_TEST(registers_between_loops),
         UNIT_TEST(teams_and_streams),
+        UNIT_TEST(fragment_layouts),
         UNIT_TEST(no_registers_between_loops),
         UNIT_TEST(reductions_over_the_grid),
     };

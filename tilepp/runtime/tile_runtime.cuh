@@ -271,6 +271,23 @@ template <typename T> __device__ __forceinline__ T tile_shfl_xor(T v, int mask)
  * over the grid runs on at most, each leaving one part per variable. */
 enum { TILE_REDUCE_SCRATCH = 32 * 8, TILE_MAX_PARTS = 1024 };
 
+/* An element of a fragment's float registers that holds a T: what is
+ * stored rounds to T, as assigning to a T in C does. */
+template <typename T> struct tile_round_ref {
+    float &v;
+    __device__ __forceinline__ explicit tile_round_ref(float &r) : v(r) {}
+    __device__ __forceinline__ operator float() const { return v; }
+    __device__ __forceinline__ tile_round_ref &operator=(float x)
+    {
+        v = (float)(T)x;
+        return *this;
+    }
+    __device__ __forceinline__ tile_round_ref &operator+=(float x) { return *this = v + x; }
+    __device__ __forceinline__ tile_round_ref &operator-=(float x) { return *this = v - x; }
+    __device__ __forceinline__ tile_round_ref &operator*=(float x) { return *this = v * x; }
+    __device__ __forceinline__ tile_round_ref &operator/=(float x) { return *this = v / x; }
+};
+
 /* Named barrier 1 + team for a team of TEAM threads, the barrier's number
  * a constant (with a computed one ptxas reserves all 16 barriers, and a
  * multiprocessor then holds fewer blocks). */

@@ -99,19 +99,23 @@ static IrBuffer *subscript_root(Walk *w, CXCursor c, CXCursor *indices, int *n)
     return buf;
 }
 
-/* Tiles are used element by element in code: shared ones in this version
- * of tilepp; a fragment's elements live in other threads' registers. */
+/* Tiles are used element by element in code: shared ones anywhere in a
+ * block; a fragment's elements live in registers spread over the threads,
+ * so only a parallel loop may use them (lowering maps it onto the
+ * fragment's layout, or refuses). */
 static bool tile_access_ok(Walk *w, const IrBuffer *buf, int n, SrcLoc loc)
 {
     if (buf->space == SPACE_GLOBAL)
         return true;
-    if (buf->space == SPACE_FRAGMENT) {
+    if (buf->space == SPACE_FRAGMENT && (w->mode != CODE_PARALLEL || n != buf->rank)) {
         error_at(loc,
-                 "fragment '%s' is used element by element here: parallel loops and statements over fragments are "
-                 "not implemented yet in this version of tilepp (use tile operations on it)",
-                 buf->name);
+                 "fragment '%s' is used element by element here: its elements live in the registers of the block's "
+                 "threads, so only a parallel loop over its indices (%s) may use them",
+                 buf->name, buf->rank == 1 ? "f[i]" : "f[i][j]");
         return false;
     }
+    if (buf->space == SPACE_FRAGMENT)
+        return true;
     if (n != buf->rank) {
         error_at(loc, "shared tile '%s' has %d dimensions; use it element by element, as %s", buf->name, buf->rank,
                  buf->rank == 1 ? "t[i]" : "t[i][j]");

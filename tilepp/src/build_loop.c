@@ -71,6 +71,17 @@ static bool loop_condition(Builder *b, IrLoop *l, CXCursor var, CXCursor cond)
     return *l->hi != '\0';
 }
 
+/* The bound of `var < bound` (or `bound > var`, and the other comparisons)
+ * when it is an integer constant expression. */
+static bool loop_bound_const(CXCursor cond, CXCursor var, long long *v)
+{
+    cond = strip(cond);
+    Children ch = children_of(cond);
+    if (kind_of(cond) != CXCursor_BinaryOperator || ch.n != 2)
+        return false;
+    return refers_to(ch.items[0], var) ? const_int(ch.items[1], v) : const_int(ch.items[0], v);
+}
+
 static bool loop_increment(Builder *b, IrLoop *l, CXCursor var, CXCursor inc)
 {
     inc = strip(inc);
@@ -168,6 +179,7 @@ bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXC
     l->lo = fe_cursor_text(b->fe, vch.items[vch.n - 1]);
     if (!loop_condition(b, l, var, ch.items[1]) || !loop_increment(b, l, var, ch.items[2]))
         goto fail;
+    l->bounds_const = const_int(vch.items[vch.n - 1], &l->lo_const) && loop_bound_const(ch.items[1], var, &l->hi_const);
     for (int i = 0; i < 3; i++)
         if (!clang_Cursor_isNull(memory_read_in(ch.items[i]))) {
             error_at(loc_of(b, memory_read_in(ch.items[i])),

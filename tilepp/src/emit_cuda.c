@@ -108,6 +108,17 @@ static const RegCache *cache_of(const ParallelPlan *pp, const IrBuffer *buf)
 /* User code. Accesses of vectorised buffers become register reads/writes
  * with FORM_WIDE, those of cached buffers the cache's registers with
  * FORM_CACHED; shared tiles are called; the rest stays as written. */
+/* Element tile_e of a fragment's registers (which hold floats): a write
+ * rounds to the fragment's element type, as the C assignment does. */
+static void put_fragment_element(Out *o, const IrAccess *a)
+{
+    const char *t = unqualified(a->buf->elem.spelling);
+    if (a->is_write && strcmp(t, "float") != 0)
+        putf(o, "tile_round_ref<%s>(%s.v[tile_e])", t, a->buf->name);
+    else
+        putf(o, "%s.v[tile_e]", a->buf->name);
+}
+
 void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form, bool statement)
 {
     line_to_source(o, code->loc);
@@ -120,6 +131,8 @@ void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form,
             put(o, s->text);
         else if (cache)
             putf(o, "tile_c%d[tile_k][tile_j]", cache->index);
+        else if (form & FORM_FRAGMENT && s->access->buf->space == SPACE_FRAGMENT)
+            put_fragment_element(o, s->access);
         else if (form & FORM_WIDE && vec_buffer_of(pp, s->access->buf))
             putf(o, form & FORM_GROUPED ? "tile_v_%s[tile_k][tile_j]" : "tile_v_%s[tile_j]", s->access->buf->name);
         else if (s->access->buf->space == SPACE_SHARED) /* a shared tile (emit_tile.c) */

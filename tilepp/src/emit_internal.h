@@ -27,8 +27,9 @@ void put_arg_names(Out *o, const IrKernel *k);
 void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement);
 /* The same with the accesses of pp's wide buffers (FORM_WIDE) and cached
  * buffers (FORM_CACHED) in registers; with FORM_GROUPED, the wide
- * buffers' registers are those of group tile_k. */
-enum { FORM_WIDE = 1, FORM_CACHED = 2, FORM_GROUPED = 4 };
+ * buffers' registers are those of group tile_k; with FORM_FRAGMENT,
+ * fragments at the thread's element tile_e (a loop over their layout). */
+enum { FORM_WIDE = 1, FORM_CACHED = 2, FORM_GROUPED = 4, FORM_FRAGMENT = 8 };
 void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form, bool statement);
 
 /* How a parallel loop's per-thread loop is written: the names of its loop

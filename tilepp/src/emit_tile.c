@@ -385,6 +385,27 @@ static void put_grid_comment(Out *o, const IrKernel *k, const GridPlan *gp)
 
 static void put_block_stmts(Block *bl, const Vec *body, const char *in);
 
+/* A parallel loop over fragments' layout: each thread walks the elements
+ * its registers hold, with the loop's variables at their coordinates. */
+static void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in)
+{
+    const IrParallel *par = pp->par;
+    const FragLayout *l = pp->layout;
+    const char *f = l->frag->name;
+    putf(o, "%s{ // #pragma tile parallel at %s:%d: over the accumulator layout of '%s' (warps %dx%d): each thread\n",
+         in, o->names->source_name, par->loc.line, f, l->warps_m, l->warps_n);
+    putf(o, "%s  // visits the elements its registers hold.\n", in);
+    putf(o, "#pragma unroll\n%s    for (int tile_e = 0; tile_e < decltype(%s)::COUNT; tile_e++) {\n", in, f);
+    for (int d = 0; d < 2; d++) {
+        const IrLoop *lp = &par->loops[d];
+        const char *t = unqualified(lp->var_type.spelling);
+        putf(o, "%s        [[maybe_unused]] const %s %s = (%s)decltype(%s)::%s(tile_e);\n", in, t, lp->var, t, f,
+             d == 0 ? "row_of" : "col_of");
+    }
+    put_code_form(o, par->body, pp, FORM_FRAGMENT, true);
+    putf(o, "%s    }\n%s}\n", in, in);
+}
+
 /* A statement of the block. Statements every thread runs alike keep their
  * text; one that writes memory runs on thread 0. */
 static void put_block_stmt(Block *bl, const IrStmt *s, const char *in)
@@ -426,6 +447,10 @@ static void put_block_stmt(Block *bl, const IrStmt *s, const char *in)
         break;
     case STMT_PARALLEL: {
         const ParallelPlan *pp = block_parallel(bl->gp, s->par);
+        if (pp->layout) {
+            put_fragment_loop(o, pp, in);
+            break;
+        }
         for (int i = 0; i < pp->fills.len; i++) { /* registers this loop loads for later ones */
             const RegCache *c = pp->fills.items[i];
             putf(o, "%s%s tile_c%d[%d][%d]; /* %s, kept for the loops after this one */\n", in, elem(c->buf), c->index,

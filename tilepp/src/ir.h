@@ -114,6 +114,8 @@ typedef struct IrLoop {
     char *lo, *hi, *step; /* C text */
     bool step_is_const;
     long long step_const;
+    bool bounds_const; /* lo and hi are integer constant expressions: */
+    long long lo_const, hi_const;
     bool inclusive; /* <= or >= */
     bool descending;
     SrcLoc loc;

@@ -26,8 +26,24 @@ typedef struct VecBuffer {
                       the unrolled form loads every group of it up front, to have them in flight together */
 } VecBuffer;
 
+/* How a fragment's elements sit in the block's threads, chosen for each
+ * fragment of a grid by lower_block.c (plan_layouts); the emitter declares
+ * the fragment and walks its elements from it. */
+typedef enum {
+    LAYOUT_ACCUM,  /* 2-D: the tensor-core accumulator of warps_m x warps_n warps (tile80::accum, wgmma's) */
+    LAYOUT_SPREAD, /* 1-D: element e on thread e % threads */
+} LayoutKind;
+
+typedef struct FragLayout {
+    const IrBuffer *frag;
+    LayoutKind kind;
+    int warps_m, warps_n; /* LAYOUT_ACCUM */
+} FragLayout;
+
 typedef struct ParallelPlan {
     const IrParallel *par;
+    const FragLayout *layout; /* in blocks: the layout of the fragments the loop runs over (each thread visits its
+                                 own elements), or NULL: the iterations spread over the block's threads */
     char *kernel_name;        /* the generated __global__ function (kernel level) */
     char *combine_name;       /* kernel level, with reduce: the one-block kernel that combines the blocks' parts */
     int index;                /* position among the kernel's parallel nests */
@@ -158,6 +174,7 @@ typedef struct GridPlan {
     Vec syncs;                 /* const IrStmt*: block statements that need a __syncthreads() before them */
     Vec views;                 /* const IrParam*: C99 array parameters that block code indexes */
     Vec caches;                /* RegCache*: buffers kept in registers between the block's loops */
+    Vec layouts;               /* FragLayout*: one per fragment of the grid */
     bool unroll_variants;      /* instantiated per BlockVariant; the launcher picks one from the loops' bounds */
     BlockVariant variants[MAX_BLOCK_VARIANTS];
     int nvariants;         /* the launcher takes the first that covers the widest loop; the last covers any */
@@ -196,9 +213,12 @@ typedef struct TileSyncs {
 TileSyncs tile_op_syncs(const IrTileOp *op);
 
 /* lower_block.c: the statements of a grid's block beside its tile work:
- * the plans of its parallel loops, the barriers between statements that
- * share memory, the views block code indexes. */
-void lower_block(GridPlan *gp, const IrKernel *k);
+ * the layouts of its fragments, the plans of its parallel loops, the
+ * barriers between statements that share memory, the views block code
+ * indexes. False after reporting a loop it cannot map. */
+bool lower_block(GridPlan *gp, const IrKernel *k);
+/* The layout of fragment `frag` of the grid. */
+const FragLayout *fragment_layout(const GridPlan *gp, const IrBuffer *frag);
 /* The plan of a block-level parallel loop. */
 const ParallelPlan *block_parallel(const GridPlan *gp, const IrParallel *par);
 /* Whether a __syncthreads() goes before block statement s. */

@@ -48,6 +48,8 @@ static void touch_accesses(Touch *t, const Scope *sc, const Vec *accesses)
 {
     for (int i = 0; i < accesses->len; i++) {
         const IrAccess *a = accesses->items[i];
+        if (a->buf->space == SPACE_FRAGMENT)
+            continue; /* a loop over a fragment's layout: each thread its own registers */
         unsigned long long bit = resource_bit(sc, a->buf);
         if (a->is_read)
             t->reads |= bit;
@@ -249,21 +251,140 @@ static bool list_mentions(const Vec *body, const char *name)
     return false;
 }
 
-static void plan_parallels(GridPlan *gp, const Vec *body)
+/* ---- fragments ---- */
+
+static void plan_layouts(GridPlan *gp)
+{
+    const IrGrid *g = gp->grid;
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space != SPACE_FRAGMENT)
+            continue;
+        FragLayout *l = anew(sizeof *l);
+        *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n};
+        vec_push(&gp->layouts, l);
+    }
+}
+
+const FragLayout *fragment_layout(const GridPlan *gp, const IrBuffer *frag)
+{
+    for (int i = 0; i < gp->layouts.len; i++) {
+        const FragLayout *l = gp->layouts.items[i];
+        if (l->frag == frag)
+            return l;
+    }
+    return NULL;
+}
+
+/* Is the subscript exactly the variable of loop d of a nest of `depth`? */
+static bool is_loop_var(const Affine *a, int d, int depth)
+{
+    if (!a->ok || a->offset != 0 || (a->rest && *a->rest))
+        return false;
+    for (int e = 0; e < depth; e++)
+        if (a->coef[e] != (e == d))
+            return false;
+    return true;
+}
+
+/* A parallel loop that uses fragments runs over their layout: each thread
+ * visits the elements its registers hold. That takes a loop over both
+ * indices of one 2-D fragment shape, from 0 to its extents, that uses
+ * every fragment at its own element [i][j] (fragments of one shape share
+ * the accumulator layout, so their elements line up). Anything else is
+ * refused here, at what stands in the way. */
+static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
+{
+    const IrParallel *par = pp->par;
+    const IrAccess *first = NULL;
+    for (int i = 0; i < par->accesses.len && !first; i++) {
+        const IrAccess *a = par->accesses.items[i];
+        if (a->buf->space == SPACE_FRAGMENT)
+            first = a;
+    }
+    if (!first)
+        return true;
+    const IrBuffer *f = first->buf;
+    if (f->rank != 2) {
+        error_at(first->loc,
+                 "1-D fragment '%s' in a parallel loop: only loops over a 2-D fragment's elements are "
+                 "implemented in this version of tilepp",
+                 f->name);
+        return false;
+    }
+    if (par->depth != 2) {
+        error_at(par->loc,
+                 "a parallel loop over fragment '%s' runs over both its indices: for (i = 0; i < %lld; i++) "
+                 "for (j = 0; j < %lld; j++)",
+                 f->name, f->dims[0], f->dims[1]);
+        return false;
+    }
+    if (par->vector != 1) {
+        error_at(par->vector_loc,
+                 "vector(%d) on a loop over fragment '%s': each thread visits the elements its "
+                 "registers hold; remove vector",
+                 par->vector, f->name);
+        return false;
+    }
+    if (par->reduces.len) {
+        error_at(par->loc, "reduce(...) in a loop over fragment '%s' is not implemented in this version of tilepp",
+                 f->name);
+        return false;
+    }
+    for (int d = 0; d < 2; d++) {
+        const IrLoop *l = &par->loops[d];
+        if (!l->bounds_const || l->lo_const != 0 || l->hi_const != f->dims[d] || !l->step_is_const ||
+            l->step_const != 1 || l->inclusive || l->descending) {
+            error_at(l->loc,
+                     "the loop over fragment '%s' covers it exactly: '%s' from 0 while < %lld, step 1 (skip "
+                     "elements with an if in the body)",
+                     f->name, l->var, f->dims[d]);
+            return false;
+        }
+    }
+    for (int i = 0; i < par->accesses.len; i++) {
+        const IrAccess *a = par->accesses.items[i];
+        if (a->buf->space != SPACE_FRAGMENT)
+            continue;
+        if (a->buf->rank != 2 || a->buf->dims[0] != f->dims[0] || a->buf->dims[1] != f->dims[1]) {
+            const char *shape = a->buf->rank == 1 ? aprintf("1-D, %lld", a->buf->dims[0])
+                                                  : aprintf("%lld x %lld", a->buf->dims[0], a->buf->dims[1]);
+            error_at(a->loc,
+                     "fragment '%s' (%s) and fragment '%s' (%lld x %lld) in one loop: their elements sit in "
+                     "different threads; only fragments of one shape line up element by element",
+                     a->buf->name, shape, f->name, f->dims[0], f->dims[1]);
+            return false;
+        }
+        if (!is_loop_var(&a->index[0], 0, 2) || !is_loop_var(&a->index[1], 1, 2)) {
+            error_at(a->loc,
+                     "fragment '%s' is used at %s here: a loop over a fragment's layout uses fragments only "
+                     "at its own element, %s[%s][%s] (each thread holds only its elements)",
+                     a->buf->name, a->text, a->buf->name, par->loops[0].var, par->loops[1].var);
+            return false;
+        }
+    }
+    pp->layout = fragment_layout(gp, f);
+    return true;
+}
+
+static bool plan_parallels(GridPlan *gp, const Vec *body)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_SEQ)
-            plan_parallels(gp, &s->seq->body);
+        if (s->kind == STMT_SEQ && !plan_parallels(gp, &s->seq->body))
+            return false;
         if (s->kind != STMT_PARALLEL)
             continue;
         ParallelPlan *pp = anew(sizeof *pp);
         pp->par = s->par;
         pp->index = gp->parallels.len;
         plan_vectors(pp);
+        if (!plan_fragment_loop(gp, pp))
+            return false;
         vec_push(&gp->parallels, pp);
         gp->block_reductions |= s->par->reduces.len > 0;
     }
+    return true;
 }
 
 /* ---- registers across loops ---- */
@@ -613,10 +734,12 @@ static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
     }
 }
 
-void lower_block(GridPlan *gp, const IrKernel *k)
+bool lower_block(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
-    plan_parallels(gp, &g->body);
+    plan_layouts(gp);
+    if (!plan_parallels(gp, &g->body))
+        return false;
     plan_streams(gp, k);
     plan_caches(gp, &g->body);
     plan_unroll_variants(gp, k);
@@ -628,4 +751,5 @@ void lower_block(GridPlan *gp, const IrKernel *k)
         if (p->kind == PARAM_BUFFER && p->buf->rank >= 2 && list_mentions(&g->body, p->name))
             vec_push(&gp->views, (void *)p);
     }
+    return true;
 }

@@ -318,7 +318,8 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
     for (int i = 0; i < gp->loads.len; i++)
         gp->align_variants &= ((const IrTileOp *)gp->loads.items[i])->c0_aligned;
     plan_decls(gp, k);
-    lower_block(gp, k);
+    if (!lower_block(gp, k))
+        return NULL;
     if (archs & ARCH_SM90A)
         gp->sm90 = lower_grid_sm90(k, gp, &gp->sm90_why);
     return gp;

@@ -1,6 +1,5 @@
-// A parallel loop over a fragment's elements (fragment layouts come later).
-// expect: 18:21: error: fragment 'T' is used element by element here: parallel loops and statements over fragments are not implemented yet in this version of tilepp (use tile operations on it)
-// expect: 18:31: error: fragment 'T' is used element by element here: parallel loops and statements over fragments are not implemented yet in this version of tilepp (use tile operations on it)
+// A parallel loop over a fragment's elements: each thread visits the elements of
+// the accumulator layout its registers hold (a fragment loaded with tile_load).
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)
