@@ -323,6 +323,9 @@ int main(int argc, char **argv)
     test_scaled_gemm(1, 1, 16);
     test_scaled_gemm(200, 130, 96);
     test_scaled_gemm(256, 384, 512);
+    /* GEMM epilogues over the accumulator: on Hopper the TMA-aligned shapes
+     * (N and K multiples of 8) run the sm_90a variant, the others the sm_80
+     * kernel; device_run.sh runs everything again with TILEPP_PATH=sm80. */
     static const int epilogue_shapes[][3] = {{1, 1, 8}, {64, 64, 32}, {100, 77, 40}, {300, 200, 136}, {512, 384, 256}};
     for (size_t i = 0; i < sizeof epilogue_shapes / sizeof *epilogue_shapes; i++) {
         const int *e = epilogue_shapes[i];

@@ -472,6 +472,15 @@ template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
         return group_m() * WTM + ((thread() >> 5) & 3) * 16 + (thread() & 31) / 4;
     }
     static __device__ __forceinline__ int col0() { return group_n() * WTN + (thread() & 3) * 2; }
+    /* Tile coordinates of v[i] in this thread (as for_each walks them). */
+    __device__ __forceinline__ int row_of(int i) const
+    {
+        return m0 + ((thread() >> 5) & 3) * 16 + (thread() & 31) / 4 + (i / (NI * 4)) * ROW_STEP + ((i >> 1) & 1) * 8;
+    }
+    __device__ __forceinline__ int col_of(int i) const
+    {
+        return n0 + (thread() & 3) * 2 + ((i / 4) % NI) * 8 + (i & 1);
+    }
 
     __device__ __forceinline__ void clear()
     {

@@ -48,6 +48,8 @@ void put_kernel_decls(Out *o, const KernelPlan *kp, const Vec *decls, int at, co
 /* The reduction scratch of a kernel's launcher: parameters and arguments. */
 void put_scratch_params(Out *o, const KernelPlan *kp);
 void put_scratch_args(Out *o, const KernelPlan *kp);
+/* A parallel loop over fragments' layout, at indentation `in` (emit_tile.c). */
+void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in);
 /* A parallel loop inside a grid block, at indentation `in`. */
 void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, bool variants, const char *in);
 void put_decls(Out *o, const Vec *decls);

@@ -182,6 +182,9 @@ static void put_consumer(Block *bl, const IrGrid *g, int at_pipe)
         case STMT_PIPELINED:
             put_consumer_loop(bl, s->pipe);
             break;
+        case STMT_PARALLEL: /* over a fragment's layout (lower_sm90.c) */
+            put_fragment_loop(o, block_parallel(bl->gp, s->par), in);
+            break;
         case STMT_DECL:
             if (i > at_pipe)
                 put_code(o, s->code, NULL, false);
@@ -224,6 +227,7 @@ void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     put(o, "    extern __shared__ __align__(1024) unsigned char tile_smem_raw[];\n");
     put(o, "    unsigned char *const tile_smem = tile90::align_smem(tile_smem_raw);\n");
     put_decls(o, &gp->decls);
+    put_views(o, &gp->views, "    ");
     for (int i = 0; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
         if (s->kind == STMT_TILE_DECL && s->tile->space == SPACE_SHARED)

@@ -387,19 +387,19 @@ static void put_block_stmts(Block *bl, const Vec *body, const char *in);
 
 /* A parallel loop over fragments' layout: each thread walks the elements
  * its registers hold, with the loop's variables at their coordinates. */
-static void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in)
+void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in)
 {
     const IrParallel *par = pp->par;
     const FragLayout *l = pp->layout;
     const char *f = l->frag->name;
-    putf(o, "%s{ // #pragma tile parallel at %s:%d: over the accumulator layout of '%s' (warps %dx%d): each thread\n",
-         in, o->names->source_name, par->loc.line, f, l->warps_m, l->warps_n);
+    putf(o, "%s{ // #pragma tile parallel at %s:%d: over the accumulator layout of '%s': each thread\n", in,
+         o->names->source_name, par->loc.line, f);
     putf(o, "%s  // visits the elements its registers hold.\n", in);
     putf(o, "#pragma unroll\n%s    for (int tile_e = 0; tile_e < decltype(%s)::COUNT; tile_e++) {\n", in, f);
     for (int d = 0; d < 2; d++) {
         const IrLoop *lp = &par->loops[d];
         const char *t = unqualified(lp->var_type.spelling);
-        putf(o, "%s        [[maybe_unused]] const %s %s = (%s)decltype(%s)::%s(tile_e);\n", in, t, lp->var, t, f,
+        putf(o, "%s        [[maybe_unused]] const %s %s = (%s)%s.%s(tile_e);\n", in, t, lp->var, t, f,
              d == 0 ? "row_of" : "col_of");
     }
     put_code_form(o, par->body, pp, FORM_FRAGMENT, true);

@@ -104,11 +104,25 @@ static bool fragment_only(const IrTileOp *op)
     }
 }
 
-/* The grid's statements around the pipelined loop: scalar declarations and
- * fragment work only. Finds the loop (p->pipe, p->pipe_at); false with the
- * reason otherwise. */
-static bool plan_mainloop(Sm90Plan *p, const IrGrid *g, const char **why)
+/* A parallel loop the consumer warpgroups run on their accumulators:
+ * over a fragment's layout, touching no shared tile. */
+static bool consumer_loop(const GridPlan *gp, const IrParallel *par)
 {
+    const ParallelPlan *pp = block_parallel(gp, par);
+    if (!pp || !pp->layout)
+        return false;
+    for (int i = 0; i < par->accesses.len; i++)
+        if (((const IrAccess *)par->accesses.items[i])->buf->space == SPACE_SHARED)
+            return false;
+    return true;
+}
+
+/* The grid's statements around the pipelined loop: scalar declarations,
+ * fragment work and loops over fragments only. Finds the loop (p->pipe,
+ * p->pipe_at); false with the reason otherwise. */
+static bool plan_mainloop(Sm90Plan *p, const GridPlan *gp, const char **why)
+{
+    const IrGrid *g = gp->grid;
     for (int i = 0; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
         if (s->kind == STMT_PIPELINED) {
@@ -123,8 +137,13 @@ static bool plan_mainloop(Sm90Plan *p, const IrGrid *g, const char **why)
                 *why = "shared memory is used outside the pipelined loop";
                 return false;
             }
+        } else if (s->kind == STMT_PARALLEL) {
+            if (!consumer_loop(gp, s->par)) {
+                *why = "a parallel loop of the grid runs over the block's threads, not over a fragment's layout";
+                return false;
+            }
         } else if (s->kind != STMT_DECL && s->kind != STMT_TILE_DECL) {
-            *why = "the grid holds statements other than tile work and declarations";
+            *why = "the grid holds statements other than tile work, declarations and loops over fragments";
             return false;
         }
     }
@@ -363,7 +382,7 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
 {
     const IrGrid *g = gp->grid;
     Sm90Plan *p = anew(sizeof *p);
-    if (!plan_mainloop(p, g, why) || !(p->gemm = mainloop_gemm(p->pipe, why)))
+    if (!plan_mainloop(p, gp, why) || !(p->gemm = mainloop_gemm(p->pipe, why)))
         return NULL;
     const IrBuffer *c = p->gemm->c;
     if (k->threads % 128) {
