@@ -1,0 +1,192 @@
+/* bench_epilogue.c — a fused GEMM epilogue (samples/gemm_bias_gelu.c:
+ * C = gelu(A B + bias) with the activation on the accumulator in registers)
+ * side by side, in one process and in turns (bench_pair), with
+ *
+ *   - the plain tilepp GEMM of the same schedule (gemm_128x256x64_s3_t256 of
+ *     samples/gemm_schedules.c: 128 x 256 x 64 tiles, 3 stages), and
+ *   - the unfused pair: cuBLAS (cublasGemmEx, fp32 accumulation, fp16 out)
+ *     into a temporary, then samples/bias_gelu.c's bias + GELU kernel,
+ *
+ * at 4096^3, 8192^3 and 16384 x 4096 x 4096 (M x N x K), fp16. TFLOP/s
+ * count the product's 2MNK only. Each kernel is checked first: the fused
+ * one against the unfused pair at the timed shape, and against its own CPU
+ * run at a ragged shape. Prints a markdown table (bench/RESULTS.md). Without
+ * a CUDA device prints "SKIPPED: ..." and exits 77. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_util.h"
+#include "bias_gelu.tile.h"
+#include "cublas_ref.h"
+#include "gemm_bias_gelu.tile.h"
+#include "gemm_schedules.tile.h"
+
+void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N]);
+
+static cublasHandle_t blas;
+
+/* One buffer set: A | B | bias | C | T (the unfused pair's temporary). */
+typedef struct {
+    int M, N, K, nsets;
+    size_t a_bytes, b_bytes, bias_bytes, c_bytes;
+    char **base;
+} problem;
+
+static void *part(const problem *p, int set, int which)
+{
+    size_t off[5] = {0, p->a_bytes, p->a_bytes + p->b_bytes, p->a_bytes + p->b_bytes + p->bias_bytes,
+                     p->a_bytes + p->b_bytes + p->bias_bytes + p->c_bytes};
+    return p->base[set] + off[which];
+}
+
+enum { PART_A, PART_B, PART_BIAS, PART_C, PART_T };
+
+static cudaError_t run_fused(void *ctx, int set)
+{
+    const problem *p = ctx;
+    return gemm_bias_gelu_gpu(p->M, p->N, p->K, part(p, set, PART_A), part(p, set, PART_B), part(p, set, PART_BIAS),
+                              part(p, set, PART_C));
+}
+
+static cudaError_t run_fused_erf(void *ctx, int set)
+{
+    const problem *p = ctx;
+    return gemm_bias_gelu_erf_gpu(p->M, p->N, p->K, part(p, set, PART_A), part(p, set, PART_B),
+                                  part(p, set, PART_BIAS), part(p, set, PART_C));
+}
+
+static cudaError_t run_plain(void *ctx, int set)
+{
+    const problem *p = ctx;
+    return gemm_128x256x64_s3_t256_gpu(p->M, p->N, p->K, part(p, set, PART_A), part(p, set, PART_B),
+                                       part(p, set, PART_C));
+}
+
+static cudaError_t run_unfused(void *ctx, int set)
+{
+    const problem *p = ctx;
+    cublasStatus_t st = cr_gemm(blas, 0, 0, p->M, p->N, p->K, part(p, set, PART_A), CUDA_R_16F, part(p, set, PART_B),
+                                CUDA_R_16F, part(p, set, PART_T), CUDA_R_16F);
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return cudaErrorUnknown;
+    return bias_gelu_gpu(p->M, p->N, part(p, set, PART_T), part(p, set, PART_BIAS), part(p, set, PART_C));
+}
+
+static void fill_set0(const problem *p)
+{
+    su_rng rng = su_rng_seed((uint64_t)p->M * 7 + (uint64_t)p->N * 3 + (uint64_t)p->K);
+    half *a = su_xmalloc(p->a_bytes), *b = su_xmalloc(p->b_bytes);
+    float *bias = su_xmalloc(p->bias_bytes);
+    su_fill_f16(a, p->a_bytes / sizeof(half), &rng);
+    su_fill_f16(b, p->b_bytes / sizeof(half), &rng);
+    su_fill_f32(bias, (size_t)p->N, &rng);
+    SU_CHECK(cudaMemcpy(part(p, 0, PART_A), a, p->a_bytes, cudaMemcpyHostToDevice));
+    SU_CHECK(cudaMemcpy(part(p, 0, PART_B), b, p->b_bytes, cudaMemcpyHostToDevice));
+    SU_CHECK(cudaMemcpy(part(p, 0, PART_BIAS), bias, p->bias_bytes, cudaMemcpyHostToDevice));
+    free(a), free(b), free(bias);
+}
+
+/* C of set 0 after fn, poisoned before. */
+static half *result(problem *p, bench_fn fn)
+{
+    half *out = su_xmalloc(p->c_bytes);
+    SU_CHECK(su_poison_device(part(p, 0, PART_C), p->c_bytes));
+    SU_CHECK(fn(p, 0));
+    SU_CHECK(cudaDeviceSynchronize());
+    SU_CHECK(cudaMemcpy(out, part(p, 0, PART_C), p->c_bytes, cudaMemcpyDeviceToHost));
+    return out;
+}
+
+static void alloc_problem(problem *p, int M, int N, int K, int nsets)
+{
+    p->M = M, p->N = N, p->K = K;
+    p->a_bytes = (size_t)M * K * sizeof(half), p->b_bytes = (size_t)K * N * sizeof(half);
+    p->bias_bytes = ((size_t)N * sizeof(float) + 255) / 256 * 256, p->c_bytes = (size_t)M * N * sizeof(half);
+    size_t set = p->a_bytes + p->b_bytes + p->bias_bytes + 2 * p->c_bytes;
+    p->nsets = nsets ? nsets : bench_sets(set);
+    p->base = su_xmalloc((size_t)p->nsets * sizeof *p->base);
+    for (int i = 0; i < p->nsets; i++)
+        SU_CHECK(cudaMalloc((void **)&p->base[i], set));
+}
+
+static void free_problem(problem *p)
+{
+    for (int i = 0; i < p->nsets; i++)
+        SU_CHECK(cudaFree(p->base[i]));
+    free(p->base);
+}
+
+/* The fused kernel against its CPU run at a shape no tile divides. */
+static int check_cpu(void)
+{
+    problem p;
+    int M = 300, N = 520, K = 136;
+    alloc_problem(&p, M, N, K, 1);
+    fill_set0(&p);
+    half *a = su_xmalloc(p.a_bytes), *b = su_xmalloc(p.b_bytes), *ref = su_xmalloc(p.c_bytes);
+    float *bias = su_xmalloc(p.bias_bytes);
+    SU_CHECK(cudaMemcpy(a, part(&p, 0, PART_A), p.a_bytes, cudaMemcpyDeviceToHost));
+    SU_CHECK(cudaMemcpy(b, part(&p, 0, PART_B), p.b_bytes, cudaMemcpyDeviceToHost));
+    SU_CHECK(cudaMemcpy(bias, part(&p, 0, PART_BIAS), p.bias_bytes, cudaMemcpyDeviceToHost));
+    gemm_bias_gelu(M, N, K, (const half(*)[K])a, (const half(*)[N])b, bias, (half(*)[N])ref);
+    half *out = result(&p, run_fused);
+    double err = su_rel_err_f16(out, ref, (size_t)M * N);
+    printf("check: fused (tanh) %dx%dx%d against its CPU run: relative error %.2e\n\n", M, N, K, err);
+    free(a), free(b), free(ref), free(bias), free(out);
+    free_problem(&p);
+    return !(err < 1e-2);
+}
+
+static int bench_shape(int M, int N, int K)
+{
+    problem p;
+    alloc_problem(&p, M, N, K, 0);
+    fill_set0(&p);
+    half *fused = result(&p, run_fused), *unfused = result(&p, run_unfused);
+    double err = su_rel_err_f16(fused, unfused, (size_t)M * N);
+    free(fused), free(unfused);
+    if (!(err < 1e-2)) {
+        printf("| %5d x %5d x %5d | WRONG RESULT: fused vs unfused relative error %.3g; not timed |\n", M, N, K, err);
+        free_problem(&p);
+        return 1;
+    }
+    for (int i = 1; i < p.nsets; i++)
+        SU_CHECK(cudaMemcpy(p.base[i], p.base[0], p.a_bytes + p.b_bytes + p.bias_bytes, cudaMemcpyDeviceToDevice));
+    bench_result f1, plain, f2, unf, e1, e2;
+    bench_pair(run_fused, &p, run_plain, &p, p.nsets, &f1, &plain);
+    bench_pair(run_fused, &p, run_unfused, &p, p.nsets, &f2, &unf);
+    bench_pair(run_fused_erf, &p, run_plain, &p, p.nsets, &e1, &e2);
+    double flop = 2.0 * M * N * K;
+#define TF(r) (flop / ((r).median_ms * 1e-3) / 1e12)
+    printf("| %5d x %5d x %5d | %7.1f | %7.1f | %5.2f | %7.1f | %5.2f | %7.1f | %5.2f | %2.0e |\n", M, N, K, TF(f1),
+           TF(plain), TF(f1) / TF(plain), TF(unf), TF(f2) / TF(unf), TF(e1), TF(e1) / TF(e2), err);
+#undef TF
+    fflush(stdout);
+    free_problem(&p);
+    return 0;
+}
+
+int main(void)
+{
+    char reason[256];
+    if (!su_gpu_available(reason, sizeof reason)) {
+        printf("SKIPPED: no CUDA device (%s)\n", reason);
+        return SU_EXIT_SKIP;
+    }
+    CR_CHECK(cublasCreate(&blas));
+    bench_print_header(stdout, "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair");
+    printf("TFLOP/s = 2MNK / median time (%d batches, in turns); buffer sets rotate over %dx the L2.\n"
+           "fused: samples/gemm_bias_gelu.c (tanh GELU; erf: its erf twin); plain: the same schedule without\n"
+           "the epilogue; unfused: cublasGemmEx (fp16 out) then samples/bias_gelu.c.\n\n",
+           BENCH_REPS, BENCH_L2_FACTOR);
+    int failures = check_cpu();
+    printf("| M x N x K             | fused | plain | fused/plain | cuBLAS+bias_gelu | fused/unfused | fused erf | "
+           "erf/plain | err vs unfused |\n");
+    printf("|-----------------------|------:|------:|------:|------:|------:|------:|------:|------:|\n");
+    static const int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 4096, 4096}};
+    for (int i = 0; i < 3; i++)
+        failures += bench_shape(shapes[i][0], shapes[i][1], shapes[i][2]);
+    CR_CHECK(cublasDestroy(blas));
+    return failures ? 1 : 0;
+}

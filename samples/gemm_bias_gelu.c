@@ -1,0 +1,78 @@
+/* gemm_bias_gelu.c — a fused GEMM epilogue: C = gelu(A * B + bias), the
+ * bias and the GELU applied to the accumulator in registers, one store of
+ * C; nothing between the product and the activation touches memory.
+ *
+ * The epilogue is a parallel loop over the accumulator fragment's indices:
+ * each thread visits the elements its registers hold (on Hopper, inside the
+ * consumer warpgroups of the warp-specialized kernel, before its TMA
+ * stores). The bounds test on the bias is the user's: the last tiles of a
+ * ragged N read no bias past its end. Two forms of GELU: the tanh
+ * approximation of GPT-2 and BERT, and the exact one with erf. Compiled as
+ * C, these functions are the CPU reference. */
+#include <math.h>
+#include <tilepp/tile.h>
+
+enum { BM = 128, BN = 256, BK = 64 };
+
+static inline float gelu_tanh(float v)
+{
+    const float k = 0.7978845608028654f; /* sqrt(2 / pi) */
+    return 0.5f * v * (1.0f + tanhf(k * (v + 0.044715f * v * v * v)));
+}
+
+static inline float gelu_erf(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+
+#pragma tile kernel threads(256)
+void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N])
+{
+#pragma tile grid swizzle(4)
+    for (int by = 0; by < tile_cdiv(M, BM); by++)
+        for (int bx = 0; bx < tile_cdiv(N, BN); bx++) {
+#pragma tile shared
+            half As[BM][BK], Bs[BK][BN];
+#pragma tile fragment
+            float Cf[BM][BN];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, BK); k++) {
+                tile_load(As, A, by * BM, k * BK, M, K);
+                tile_load(Bs, B, k * BK, bx * BN, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+#pragma tile parallel
+            for (int i = 0; i < BM; i++)
+                for (int j = 0; j < BN; j++) {
+                    int c = bx * BN + j;
+                    Cf[i][j] = gelu_tanh(Cf[i][j] + (c < N ? bias[c] : 0.0f));
+                }
+            tile_store(C, Cf, by * BM, bx * BN, M, N);
+        }
+}
+
+#pragma tile kernel threads(256)
+void gemm_bias_gelu_erf(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N],
+                        half C[M][N])
+{
+#pragma tile grid swizzle(4)
+    for (int by = 0; by < tile_cdiv(M, BM); by++)
+        for (int bx = 0; bx < tile_cdiv(N, BN); bx++) {
+#pragma tile shared
+            half As[BM][BK], Bs[BK][BN];
+#pragma tile fragment
+            float Cf[BM][BN];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, BK); k++) {
+                tile_load(As, A, by * BM, k * BK, M, K);
+                tile_load(Bs, B, k * BK, bx * BN, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+#pragma tile parallel
+            for (int i = 0; i < BM; i++)
+                for (int j = 0; j < BN; j++) {
+                    int c = bx * BN + j;
+                    Cf[i][j] = gelu_erf(Cf[i][j] + (c < N ? bias[c] : 0.0f));
+                }
+            tile_store(C, Cf, by * BM, bx * BN, M, N);
+        }
+}
