@@ -100,6 +100,12 @@ endif()
 step("nvcc sm_80 + sm_90a" "${NVCC}" ${nvcc_flags} ${ptxas_verbose} -c
   -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a
   ${stem}.tile.cu -o ${stem}.tile.o)
+# ptxas's advisory that it serialized a kernel's wgmma (C7515: the
+# epilogue or the operands keep the warpgroup's wgmma from running back to
+# back) is a slow kernel: a failure here, for every generated sm_90a kernel.
+if(step_output MATCHES "wgmma[^\n]*serialized")
+  message(FATAL_ERROR "compile test ${name}: ptxas serialized wgmma:\n${step_output}")
+endif()
 if(REPORT_SPILLS OR FORBID_SPILLS)
   # ptxas -v prints, per function and architecture:
   #   ptxas info    : Compiling entry function '<mangled>' for 'sm_80'
