@@ -280,3 +280,25 @@ void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const h
             tile_store(S, Scaled, by * 128, bx * 64, M, N);
         }
 }
+
+/* A half fragment written element by element: each write rounds to half,
+ * as C's assignment does (the registers hold floats), so the GPU matches
+ * the CPU run bit for bit. */
+#pragma tile kernel threads(128)
+void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 32); bx++) {
+#pragma tile fragment
+            half P[64][32];
+            tile_load(P, X, by * 64, bx * 32, M, N);
+#pragma tile parallel
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 32; j++) {
+                    P[i][j] = P[i][j] * s;
+                    P[i][j] += 0.001f * (float)(i - j);
+                }
+            tile_store(Y, P, by * 64, bx * 32, M, N);
+        }
+}

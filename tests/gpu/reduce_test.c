@@ -43,6 +43,7 @@ void scaled_gemm(int M, int N, int K, const half A[M][K], const half B[K][N], fl
 void gemm_bias_relu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], float C[M][N]);
 void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const half B[K][N], const float R[M][N],
                    float D[M][N], float S[M][N]);
+void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]);
 void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
                  float inv_rms[rows]);
 
@@ -133,6 +134,15 @@ static void test_gemm_residual(int M, int N, int K)
     gemm_residual(M, N, K, 0.75f, a->host, b->host, r->host, d->host, s->host);
     gc_finish(&c, gemm_residual_gpu(M, N, K, 0.75f, a->dev, b->dev, r->dev, d->dev, s->dev), "gemm_residual %dx%dx%d",
               M, N, K);
+}
+
+static void test_half_fragment_scale(int M, int N)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F16, (size_t)M * N, 0), *y = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_EXACT);
+    half_fragment_scale(M, N, 1.7f, x->host, y->host);
+    gc_finish(&c, half_fragment_scale_gpu(M, N, 1.7f, x->dev, y->dev), "half_fragment_scale %dx%d", M, N);
 }
 
 static void test_layernorm(int rows, int cols)
@@ -332,6 +342,9 @@ int main(int argc, char **argv)
         test_gemm_bias_relu(e[0], e[1], e[2]);
         test_gemm_residual(e[0], e[1], e[2]);
     }
+    test_half_fragment_scale(1, 1);
+    test_half_fragment_scale(100, 77);
+    test_half_fragment_scale(256, 96);
 
     return gc_summary();
 }
