@@ -332,6 +332,8 @@ Math in kernel bodies is plain C: expf, tanhf, erff, fmaxf, sqrtf, ternaries,
 locals, if/else, inner sequential loops, static helper functions, macros and
 enum constants. In a grid block, statements between loops run on every
 thread alike (one thread when they write memory); barriers are placed for you.
+A parallel loop over a 2-D fragment's indices runs in registers, each thread
+on its own elements (fused GEMM epilogues: samples/gemm_bias_gelu.c).
 
 Code paths: sm_80 (mma.sync, ldmatrix, cp.async; runs on Hopper too) and, for
 GEMM-shaped grids, sm_90a (TMA + mbarrier pipeline, wgmma, warp-specialized,
@@ -356,6 +358,7 @@ section "gemm: source and generated code" sec_translate gemm
 section "gemm: run (CPU reference, GPU, cuBLAS)" sec_run gemm
 section "gemm: schedules" sec_run gemm_schedules
 section "gemm: tensor-core landmarks (SASS)" sec_gemm_landmarks
+section "gemm_bias_gelu (a fused epilogue in registers): source and generated code" sec_translate gemm_bias_gelu
 section "softmax: source and generated code" sec_translate softmax
 section "softmax, layernorm, normalize: run" sec_run rows
 
