@@ -327,7 +327,7 @@ From <tilepp/tile.h> (real CPU implementations):
   tile_load / tile_store (6 arguments: zero past the edge; 4: in bounds;
   1-D tiles: (tile, vector, i0 [, n])), tile_copy (any spaces, converting),
   tile_clear, tile_fill, tile_gemm[_nt|_tn|_tt]
-  tile_reduce_max|min|sum|absmax|abssum, tile_print   CPU only for now
+  tile_reduce_max|min|sum|absmax|abssum (GPU: a fragment's rows), tile_print
 Math in kernel bodies is plain C: expf, tanhf, erff, fmaxf, sqrtf, ternaries,
 locals, if/else, inner sequential loops, static helper functions, macros and
 enum constants. In a grid block, statements between loops run on every

@@ -302,3 +302,92 @@ void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]
             tile_store(Y, P, by * 64, bx * 32, M, N);
         }
 }
+
+/* Row softmax in registers, at most 64 columns: the rows in a fragment,
+ * their maxima and sums by tile_reduce_*, the rest by loops over the
+ * fragment that read m[i] and l[i]. Columns past N count as -inf. */
+#pragma tile kernel threads(128)
+void fragment_softmax(int M, int N, const float X[M][N], float Y[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++) {
+#pragma tile fragment
+        float S[64][64], m[64], l[64];
+        tile_load(S, X, by * 64, 0, M, N);
+#pragma tile parallel
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 64; j++)
+                if (j >= N)
+                    S[i][j] = -INFINITY;
+        tile_reduce_max(S, m, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 64; j++)
+                S[i][j] = expf(S[i][j] - m[i]);
+        tile_reduce_sum(S, l, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 64; j++)
+                S[i][j] = S[i][j] / l[i];
+        tile_store(Y, S, by * 64, 0, M, N);
+    }
+}
+
+/* Per row: x / max(floor, max |x|) - min x, with a reduction that combines
+ * with the values before it (clear = 0) and one that starts afresh. */
+#pragma tile kernel threads(128)
+void row_scale_shift(int M, int N, float floor_value, const float X[M][N], float Y[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 128); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 32); bx++) {
+#pragma tile fragment
+            float T[128][32], a[128], lo[128];
+            tile_load(T, X, by * 128, bx * 32, M, N);
+            tile_fill(a, floor_value);
+            tile_reduce_absmax(T, a, 1, 0);
+            tile_reduce_min(T, lo, 1, 1);
+#pragma tile parallel
+            for (int i = 0; i < 128; i++)
+                for (int j = 0; j < 32; j++)
+                    T[i][j] = T[i][j] / a[i] - lo[i];
+            tile_store(Y, T, by * 128, bx * 32, M, N);
+        }
+}
+
+/* A GEMM whose epilogue is a row softmax over the output tile (N at most
+ * 64, one tile across): the product stays in registers until the store. */
+#pragma tile kernel threads(128)
+void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++) {
+#pragma tile shared
+        half As[64][32], Bs[32][64];
+#pragma tile fragment
+        float S[64][64], m[64], l[64];
+        tile_clear(S);
+#pragma tile pipelined stages(3)
+        for (int k = 0; k < tile_cdiv(K, 32); k++) {
+            tile_load(As, A, by * 64, k * 32, M, K);
+            tile_load(Bs, B, k * 32, 0, K, N);
+            tile_gemm(As, Bs, S);
+        }
+#pragma tile parallel
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 64; j++)
+                if (j >= N)
+                    S[i][j] = -INFINITY;
+        tile_reduce_max(S, m, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 64; j++)
+                S[i][j] = expf(S[i][j] - m[i]);
+        tile_reduce_sum(S, l, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 64; j++)
+                S[i][j] = S[i][j] / l[i];
+        tile_store(C, S, by * 64, 0, M, N);
+    }
+}

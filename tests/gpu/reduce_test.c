@@ -44,6 +44,9 @@ void gemm_bias_relu(int M, int N, int K, const half A[M][K], const half B[K][N],
 void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const half B[K][N], const float R[M][N],
                    float D[M][N], float S[M][N]);
 void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]);
+void fragment_softmax(int M, int N, const float X[M][N], float Y[M][N]);
+void row_scale_shift(int M, int N, float floor_value, const float X[M][N], float Y[M][N]);
+void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
 void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
                  float inv_rms[rows]);
 
@@ -143,6 +146,35 @@ static void test_half_fragment_scale(int M, int N)
     gc_buf *x = gc_in(&c, GC_F16, (size_t)M * N, 0), *y = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_EXACT);
     half_fragment_scale(M, N, 1.7f, x->host, y->host);
     gc_finish(&c, half_fragment_scale_gpu(M, N, 1.7f, x->dev, y->dev), "half_fragment_scale %dx%d", M, N);
+}
+
+static void test_fragment_softmax(int M, int N, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)M * N, 0), *y = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_ROW);
+    shape_input(x, M, N, N, kind);
+    fragment_softmax(M, N, x->host, y->host);
+    gc_finish(&c, fragment_softmax_gpu(M, N, x->dev, y->dev), "fragment_softmax %dx%d %s", M, N, data_names[kind]);
+}
+
+static void test_row_scale_shift(int M, int N)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)M * N, 0), *y = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_ROW);
+    row_scale_shift(M, N, 0.25f, x->host, y->host);
+    gc_finish(&c, row_scale_shift_gpu(M, N, 0.25f, x->dev, y->dev), "row_scale_shift %dx%d", M, N);
+}
+
+static void test_gemm_softmax(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *out = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG);
+    gemm_softmax(M, N, K, a->host, b->host, out->host);
+    gc_finish(&c, gemm_softmax_gpu(M, N, K, a->dev, b->dev, out->dev), "gemm_softmax %dx%dx%d", M, N, K);
 }
 
 static void test_layernorm(int rows, int cols)
@@ -342,6 +374,16 @@ int main(int argc, char **argv)
         test_gemm_bias_relu(e[0], e[1], e[2]);
         test_gemm_residual(e[0], e[1], e[2]);
     }
+    static const int frag_rows[][2] = {{1, 1}, {64, 64}, {100, 50}, {1000, 33}, {129, 64}};
+    for (size_t i = 0; i < sizeof frag_rows / sizeof *frag_rows; i++) {
+        test_fragment_softmax(frag_rows[i][0], frag_rows[i][1], DATA_RANDOM);
+        test_row_scale_shift(frag_rows[i][0], frag_rows[i][1] * 3);
+    }
+    test_fragment_softmax(77, 40, DATA_NEG_INF);
+    test_fragment_softmax(77, 40, DATA_LARGE);
+    static const int gs_shapes[][3] = {{1, 1, 8}, {64, 64, 32}, {200, 50, 136}, {512, 64, 256}, {300, 64, 40}};
+    for (size_t i = 0; i < sizeof gs_shapes / sizeof *gs_shapes; i++)
+        test_gemm_softmax(gs_shapes[i][0], gs_shapes[i][1], gs_shapes[i][2]);
     test_half_fragment_scale(1, 1);
     test_half_fragment_scale(100, 77);
     test_half_fragment_scale(256, 96);

@@ -768,6 +768,63 @@ template <int L, int THREADS> struct vec_frag {
     }
 };
 
+/* A 1-D fragment of one value per row of a 2-D fragment of type Acc
+ * (tile80::accum or tile90::accum): each thread holds the rows its
+ * accumulator elements sit in, v[mi * 2 + h] for row row0 + mi * ROW_STEP
+ * + h * 8, the same value in the 4 threads (a quad) that share the row. */
+template <typename Acc> struct rows_frag {
+    static constexpr int SLOTS = Acc::MI * 2;
+    float v[SLOTS];
+    /* The slot of accumulator element e's row. */
+    static __device__ __forceinline__ int slot(int e) { return (e / (Acc::NI * 4)) * 2 + ((e >> 1) & 1); }
+    __device__ __forceinline__ void clear()
+    {
+#pragma unroll
+        for (int s = 0; s < SLOTS; s++)
+            v[s] = 0.0f;
+    }
+    template <typename F> __device__ __forceinline__ void for_each(F f)
+    {
+#pragma unroll
+        for (int s = 0; s < SLOTS; s++)
+            f(v[s], 0, 0);
+    }
+};
+
+/* RED: 0 max, 1 min, 2 sum; max and min as fmaxf and fminf (a NaN gives
+ * way), as tile.h's CPU version. */
+template <int RED> __device__ __forceinline__ float reduce_combine(float a, float b)
+{
+    return RED == 0 ? fmaxf(a, b) : RED == 1 ? fminf(a, b) : a + b;
+}
+
+/* tile_reduce_*(src, dst, 1, clear): each row of src combined (of |x| with
+ * ABS) into dst, from the identity when clear is nonzero, else from dst's
+ * value. A thread combines its elements of each row, then the quad that
+ * shares the row combines by shuffles (the accumulator's warps must not
+ * split rows: one warp, or warpgroup, across). Sums are in a tree order,
+ * not the CPU's left to right. */
+template <int RED, bool ABS, typename Acc> __device__ __forceinline__ void reduce_rows(const Acc &src, rows_frag<Acc> &dst, bool clear)
+{
+    constexpr float identity = RED == 0 ? -INFINITY : RED == 1 ? INFINITY : 0.0f;
+    float part[rows_frag<Acc>::SLOTS];
+#pragma unroll
+    for (int s = 0; s < rows_frag<Acc>::SLOTS; s++)
+        part[s] = identity;
+#pragma unroll
+    for (int e = 0; e < Acc::COUNT; e++) {
+        const int s = rows_frag<Acc>::slot(e);
+        part[s] = reduce_combine<RED>(part[s], ABS ? fabsf(src.v[e]) : src.v[e]);
+    }
+#pragma unroll
+    for (int s = 0; s < rows_frag<Acc>::SLOTS; s++) {
+#pragma unroll
+        for (int mask = 1; mask <= 2; mask <<= 1)
+            part[s] = reduce_combine<RED>(part[s], __shfl_xor_sync(0xffffffffu, part[s], mask));
+        dst.v[s] = clear ? part[s] : reduce_combine<RED>(dst.v[s], part[s]);
+    }
+}
+
 /* Every element of a shared tile (smem_tile or smem_vec), spread over the
  * block's THREADS threads. The caller puts the barriers around it. */
 template <int THREADS, typename Tile, typename F> __device__ __forceinline__ void for_each_shared(const Tile &t, F f)

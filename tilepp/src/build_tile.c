@@ -10,14 +10,25 @@ typedef struct TileOpName {
     const char *name;
     TileOpKind kind;
     bool a_trans, b_trans;
+    IrReduceOp reduce; /* TILE_REDUCE */
+    bool reduce_abs;
 } TileOpName;
 
 static const TileOpName tile_ops[] = {
-    {"tile_clear", TILE_CLEAR, false, false}, {"tile_fill", TILE_FILL, false, false},
-    {"tile_load", TILE_LOAD, false, false},   {"tile_store", TILE_STORE, false, false},
-    {"tile_copy", TILE_COPY, false, false},   {"tile_gemm", TILE_GEMM, false, false},
-    {"tile_gemm_nt", TILE_GEMM, false, true}, {"tile_gemm_tn", TILE_GEMM, true, false},
-    {"tile_gemm_tt", TILE_GEMM, true, true},
+    {"tile_clear", TILE_CLEAR, false, false, 0, false},
+    {"tile_fill", TILE_FILL, false, false, 0, false},
+    {"tile_load", TILE_LOAD, false, false, 0, false},
+    {"tile_store", TILE_STORE, false, false, 0, false},
+    {"tile_copy", TILE_COPY, false, false, 0, false},
+    {"tile_gemm", TILE_GEMM, false, false, 0, false},
+    {"tile_gemm_nt", TILE_GEMM, false, true, 0, false},
+    {"tile_gemm_tn", TILE_GEMM, true, false, 0, false},
+    {"tile_gemm_tt", TILE_GEMM, true, true, 0, false},
+    {"tile_reduce_max", TILE_REDUCE, false, false, RED_MAX, false},
+    {"tile_reduce_min", TILE_REDUCE, false, false, RED_MIN, false},
+    {"tile_reduce_sum", TILE_REDUCE, false, false, RED_SUM, false},
+    {"tile_reduce_absmax", TILE_REDUCE, false, false, RED_MAX, true},
+    {"tile_reduce_abssum", TILE_REDUCE, false, false, RED_SUM, true},
 };
 
 static const TileOpName *tile_op_named(const char *name)
@@ -419,6 +430,47 @@ static bool build_copy(OpBuild *ob)
     return true;
 }
 
+/* tile_reduce_OP(src, dst, dim, clear) as tile.h defines it; on the GPU,
+ * for now, a 2-D fragment's rows into a 1-D fragment (lowering gives dst
+ * the rows' layout). */
+static bool build_reduce(OpBuild *ob, const TileOpName *name)
+{
+    IrTileOp *op = ob->op;
+    if (!expect_args(ob, 4, 4))
+        return false;
+    op->reduce = name->reduce;
+    op->reduce_abs = name->reduce_abs;
+    op->src = tile_arg(ob, 0, "the source");
+    op->dst = tile_arg(ob, 1, "the destination");
+    if (!op->src || !op->dst)
+        return false;
+    long long dim;
+    if (!const_int(ob->args.items[2], &dim) || (dim != 0 && dim != 1)) {
+        error_at(loc_of(ob->b, ob->args.items[2]), "'%s': dim must be the constant 0 or 1", name->name);
+        return false;
+    }
+    op->dim = (int)dim;
+    op->clear = arg_text(ob, 3);
+    if (op->src->rank != 2 || op->dst->rank != 1) {
+        error_at(op->loc, "'%s': src must be a 2-D tile and dst a 1-D tile", name->name);
+        return false;
+    }
+    long long n = dim == 1 ? op->src->dims[0] : op->src->dims[1];
+    if (op->dst->dims[0] != n) {
+        error_at(op->loc, "'%s': a %lld x %lld tile reduced along dim %lld gives %lld values, but '%s' has %lld",
+                 name->name, op->src->dims[0], op->src->dims[1], dim, n, op->dst->name, op->dst->dims[0]);
+        return false;
+    }
+    if (op->src->space != SPACE_FRAGMENT || op->dst->space != SPACE_FRAGMENT || dim != 1) {
+        error_at(op->loc,
+                 "'%s' on the GPU takes a 2-D fragment's rows (dim 1) into a 1-D fragment in this version "
+                 "of tilepp (shared tiles and dim 0 are not implemented yet)",
+                 name->name);
+        return false;
+    }
+    return true;
+}
+
 static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpName *name)
 {
     IrTileOp *op = anew(sizeof *op);
@@ -447,6 +499,9 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
         break;
     case TILE_COPY:
         ok = build_copy(&ob);
+        break;
+    case TILE_REDUCE:
+        ok = build_reduce(&ob, name);
         break;
     default:
         error_at(op->loc, "'%s' is not implemented yet on the GPU in this version of tilepp", name->name);
@@ -712,7 +767,7 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace pl
         }
         if (name)
             return add_stmt(out, build_tile_op(b, g, stmt, name));
-        if (str_starts_with(spelling(stmt), "tile_reduce_") || strcmp(spelling(stmt), "tile_print") == 0) {
+        if (strcmp(spelling(stmt), "tile_print") == 0) {
             error_at(loc_of(b, stmt), "'%s' is not implemented yet on the GPU in this version of tilepp",
                      spelling(stmt));
             return false;

@@ -113,7 +113,9 @@ static const RegCache *cache_of(const ParallelPlan *pp, const IrBuffer *buf)
 static void put_fragment_element(Out *o, const IrAccess *a)
 {
     const char *t = unqualified(a->buf->elem.spelling);
-    if (a->is_write && strcmp(t, "float") != 0)
+    if (a->buf->rank == 1) /* one value per row (LAYOUT_ROWS), read only */
+        putf(o, "%s.v[decltype(%s)::slot(tile_e)]", a->buf->name, a->buf->name);
+    else if (a->is_write && strcmp(t, "float") != 0)
         putf(o, "tile_round_ref<%s>(%s.v[tile_e])", t, a->buf->name);
     else
         putf(o, "%s.v[tile_e]", a->buf->name);

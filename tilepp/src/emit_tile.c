@@ -61,7 +61,11 @@ void put_tile_decl(Block *bl, const IrBuffer *t)
         put_tile_decl_sm90(bl, t);
         return;
     }
-    if (t->space == SPACE_FRAGMENT && t->rank == 1)
+    const FragLayout *l = t->space == SPACE_FRAGMENT ? fragment_layout(gp, t) : NULL;
+    if (l && l->kind == LAYOUT_ROWS)
+        putf(o, "    tile80::rows_frag<tile80::accum<%lld, %lld, %d, %d>> %s;\n", l->of->dims[0], l->of->dims[1],
+             gp->warps_m, gp->warps_n, t->name);
+    else if (t->space == SPACE_FRAGMENT && t->rank == 1)
         putf(o, "    tile80::vec_frag<%lld, %d> %s;\n", t->dims[0], bl->k->threads, t->name);
     else if (t->space == SPACE_FRAGMENT)
         putf(o, "    tile80::accum<%lld, %lld, %d, %d> %s;\n", t->dims[0], t->dims[1], gp->warps_m, gp->warps_n,
@@ -237,6 +241,13 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
         break;
     case TILE_COPY:
         put_copy(bl, op, indent);
+        break;
+    case TILE_REDUCE:
+        putf(o, "%stile80::reduce_rows<%d, %s>(%s, %s, (%s) != 0);\n", indent,
+             op->reduce == RED_MAX   ? 0
+             : op->reduce == RED_MIN ? 1
+                                     : 2,
+             op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear);
         break;
     }
     if (syncs.after)

@@ -145,7 +145,7 @@ static void dump_parallel(FILE *out, const IrParallel *par, const char *indent)
 
 static const char *tile_op_name(const IrTileOp *op)
 {
-    static const char *names[] = {"clear", "fill", "load", "store", "copy", "gemm"};
+    static const char *names[] = {"clear", "fill", "load", "store", "copy", "gemm", "reduce"};
     return names[op->kind];
 }
 
@@ -165,7 +165,10 @@ static void dump_block(FILE *out, const Vec *body, const char *indent)
         case STMT_TILE_OP: {
             const IrTileOp *op = s->op;
             fprintf(out, "%s%s", indent, tile_op_name(op));
-            if (op->kind == TILE_GEMM)
+            if (op->kind == TILE_REDUCE)
+                fprintf(out, " %s%s %s -> %s dim %d clear %s", op->reduce_abs ? "abs" : "",
+                        ir_reduce_op_name(op->reduce), op->src->name, op->dst->name, op->dim, op->clear);
+            else if (op->kind == TILE_GEMM)
                 fprintf(out, "%s%s %s %s %s", op->a_trans ? " A^T" : "", op->b_trans ? " B^T" : "", op->a->name,
                         op->b->name, op->c->name);
             else if (op->kind == TILE_LOAD || op->kind == TILE_STORE) {

@@ -161,6 +161,7 @@ typedef enum {
     TILE_STORE, /* tile_store(dst matrix, src tile, r0, c0 [, rows, cols]) */
     TILE_COPY,  /* tile_copy(dst, src) */
     TILE_GEMM,  /* tile_gemm[_nt|_tn|_tt](A, B, C): C += op(A) op(B) */
+    TILE_REDUCE /* tile_reduce_max|min|sum|absmax|abssum(src, dst, dim, clear) */
 } TileOpKind;
 
 /* A matrix operand in global memory: a buffer parameter, or a 2-D slice of
@@ -184,6 +185,10 @@ typedef struct IrTileOp {
     IrBuffer *a, *b, *c;   /* GEMM */
     bool a_trans, b_trans; /* GEMM: _tn / _nt / _tt */
     char *policy;          /* GEMM: warp arrangement from `#pragma tile gemm policy(...)`, or NULL */
+    IrReduceOp reduce;     /* REDUCE: RED_MAX, RED_MIN or RED_SUM (of |x| when reduce_abs) */
+    bool reduce_abs;
+    int dim;     /* REDUCE: 1, one value per row of src; 0, per column */
+    char *clear; /* REDUCE: C text; nonzero starts from the identity, zero combines with dst's values */
     SrcLoc loc;
 } IrTileOp;
 

@@ -32,12 +32,15 @@ typedef struct VecBuffer {
 typedef enum {
     LAYOUT_ACCUM,  /* 2-D: the tensor-core accumulator of warps_m x warps_n warps (tile80::accum, wgmma's) */
     LAYOUT_SPREAD, /* 1-D: element e on thread e % threads */
+    LAYOUT_ROWS,   /* 1-D: one value per row of the 2-D fragment `of`, held by every thread that holds elements of
+                      that row (tile_reduce_* along dim 1 gives it; `m[i]` in a loop over `of` reads it) */
 } LayoutKind;
 
 typedef struct FragLayout {
     const IrBuffer *frag;
     LayoutKind kind;
-    int warps_m, warps_n; /* LAYOUT_ACCUM */
+    int warps_m, warps_n; /* LAYOUT_ACCUM, and LAYOUT_ROWS's fragment */
+    const IrBuffer *of;   /* LAYOUT_ROWS */
 } FragLayout;
 
 typedef struct ParallelPlan {

@@ -95,6 +95,7 @@ TileSyncs tile_op_syncs(const IrTileOp *op)
     case TILE_COPY:
         return (TileSyncs){shared_dst || shared_src, shared_dst};
     case TILE_GEMM:
+    case TILE_REDUCE: /* fragments only: each thread its registers, and its quad's through shuffles */
         return (TileSyncs){false, false};
     }
     return (TileSyncs){true, true};
@@ -253,7 +254,53 @@ static bool list_mentions(const Vec *body, const char *name)
 
 /* ---- fragments ---- */
 
-static void plan_layouts(GridPlan *gp)
+/* The 2-D fragment whose rows 1-D fragment t holds: the source of a
+ * tile_reduce_* into it, or the fragment of a loop that reads t[i]. */
+static const IrBuffer *rows_source(const GridPlan *gp, const IrBuffer *t)
+{
+    const Vec *body = &gp->grid->body;
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_REDUCE && s->op->dst == t)
+            return s->op->src;
+        if (s->kind != STMT_PARALLEL || s->par->depth != 2)
+            continue;
+        const IrBuffer *f = NULL;
+        bool reads_t = false;
+        for (int a = 0; a < s->par->accesses.len; a++) {
+            const IrAccess *acc = s->par->accesses.items[a];
+            f = !f && acc->buf->space == SPACE_FRAGMENT && acc->buf->rank == 2 ? acc->buf : f;
+            reads_t |= acc->buf == t;
+        }
+        if (reads_t && f && f->dims[0] == t->dims[0])
+            return f;
+    }
+    return NULL;
+}
+
+/* Operations a fragment in the rows' layout takes: clear, fill, being the
+ * result of a reduction, being read in loops over its 2-D fragment. */
+static bool rows_ops_ok(const GridPlan *gp, const IrBuffer *t)
+{
+    const Vec *body = &gp->grid->body;
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        const IrTileOp *op = s->kind == STMT_TILE_OP ? s->op : NULL;
+        if (!op || (op->dst != t && op->src != t))
+            continue;
+        if (op->kind == TILE_CLEAR || op->kind == TILE_FILL || (op->kind == TILE_REDUCE && op->dst == t))
+            continue;
+        error_at(op->loc,
+                 "1-D fragment '%s' holds one value per row of a 2-D fragment (it is a tile_reduce_* result or "
+                 "read as %s[i] in a loop over one); tile_clear, tile_fill and tile_reduce_* take it, this "
+                 "operation does not yet in this version of tilepp",
+                 t->name, t->name);
+        return false;
+    }
+    return true;
+}
+
+static bool plan_layouts(GridPlan *gp)
 {
     const IrGrid *g = gp->grid;
     for (int i = 0; i < g->tiles.len; i++) {
@@ -261,9 +308,23 @@ static void plan_layouts(GridPlan *gp)
         if (t->space != SPACE_FRAGMENT)
             continue;
         FragLayout *l = anew(sizeof *l);
-        *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n};
+        *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, NULL};
+        if (t->rank == 1 && (l->of = rows_source(gp, t)) != NULL) {
+            l->kind = LAYOUT_ROWS;
+            if (!rows_ops_ok(gp, t))
+                return false;
+            if (gp->warps_n != 1) {
+                error_at(t->loc,
+                         "1-D fragment '%s' holds one value per row of '%s', whose rows are spread over %d "
+                         "warps side by side; reductions across warps are not implemented yet in this version "
+                         "of tilepp",
+                         t->name, l->of->name, gp->warps_n);
+                return false;
+            }
+        }
         vec_push(&gp->layouts, l);
     }
+    return true;
 }
 
 const FragLayout *fragment_layout(const GridPlan *gp, const IrBuffer *frag)
@@ -296,15 +357,17 @@ static bool is_loop_var(const Affine *a, int d, int depth)
 static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
 {
     const IrParallel *par = pp->par;
-    const IrAccess *first = NULL;
-    for (int i = 0; i < par->accesses.len && !first; i++) {
+    const IrAccess *first = NULL, *first2d = NULL;
+    for (int i = 0; i < par->accesses.len; i++) {
         const IrAccess *a = par->accesses.items[i];
-        if (a->buf->space == SPACE_FRAGMENT)
+        if (a->buf->space == SPACE_FRAGMENT && !first)
             first = a;
+        if (a->buf->space == SPACE_FRAGMENT && a->buf->rank == 2 && !first2d)
+            first2d = a;
     }
     if (!first)
         return true;
-    const IrBuffer *f = first->buf;
+    const IrBuffer *f = first2d ? first2d->buf : first->buf;
     if (f->rank != 2) {
         error_at(first->loc,
                  "1-D fragment '%s' in a parallel loop: only loops over a 2-D fragment's elements are "
@@ -346,6 +409,17 @@ static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
         const IrAccess *a = par->accesses.items[i];
         if (a->buf->space != SPACE_FRAGMENT)
             continue;
+        const FragLayout *al = fragment_layout(gp, a->buf);
+        if (al->kind == LAYOUT_ROWS && al->of->dims[0] == f->dims[0] && al->of->dims[1] == f->dims[1]) {
+            if (a->is_write || !is_loop_var(&a->index[0], 0, 2)) {
+                error_at(a->loc,
+                         "'%s' holds one value per row of '%s': a loop over the fragment reads it as %s[%s], "
+                         "and does not write it (every element of the row would)",
+                         a->buf->name, f->name, a->buf->name, par->loops[0].var);
+                return false;
+            }
+            continue;
+        }
         if (a->buf->rank != 2 || a->buf->dims[0] != f->dims[0] || a->buf->dims[1] != f->dims[1]) {
             const char *shape = a->buf->rank == 1 ? aprintf("1-D, %lld", a->buf->dims[0])
                                                   : aprintf("%lld x %lld", a->buf->dims[0], a->buf->dims[1]);
@@ -737,8 +811,7 @@ static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
 bool lower_block(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
-    plan_layouts(gp);
-    if (!plan_parallels(gp, &g->body))
+    if (!plan_layouts(gp) || !plan_parallels(gp, &g->body))
         return false;
     plan_streams(gp, k);
     plan_caches(gp, &g->body);

@@ -98,6 +98,7 @@ static bool fragment_only(const IrTileOp *op)
     case TILE_STORE:
         return op->src->space == SPACE_FRAGMENT;
     case TILE_COPY:
+    case TILE_REDUCE:
         return op->src->space == SPACE_FRAGMENT && op->dst->space == SPACE_FRAGMENT;
     default:
         return false;
@@ -323,8 +324,9 @@ static bool plan_smem(Sm90Plan *p, int groups, const char **why)
     return true;
 }
 
-static bool plan_fragments(Sm90Plan *p, const IrGrid *g, long long *accum_per_thread, const char **why)
+static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per_thread, const char **why)
 {
+    const IrGrid *g = gp->grid;
     const IrBuffer *c = p->gemm->c;
     int groups = p->groups_m * p->groups_n;
     long long per_thread = 0;
@@ -332,6 +334,17 @@ static bool plan_fragments(Sm90Plan *p, const IrGrid *g, long long *accum_per_th
         const IrBuffer *t = g->tiles.items[i];
         if (t->space != SPACE_FRAGMENT)
             continue;
+        const FragLayout *l = fragment_layout(gp, t);
+        if (l->kind == LAYOUT_ROWS && p->groups_n == 1 && l->of->dims[0] == c->dims[0] &&
+            l->of->dims[1] == c->dims[1]) {
+            per_thread += c->dims[0] / (64LL * p->groups_m) * 2; /* two rows of each 64-row piece */
+            continue;
+        }
+        if (l->kind == LAYOUT_ROWS) {
+            *why = "a 1-D fragment holds the rows of a fragment that the warpgroups split side by side, or of another "
+                   "shape than the product's accumulator";
+            return false;
+        }
         if (t->rank != 2 || t->dims[0] != c->dims[0] || t->dims[1] != c->dims[1]) {
             *why = "a fragment has another shape than the product's accumulator";
             return false;
@@ -395,7 +408,7 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
     }
     int groups = p->groups_m * p->groups_n;
     long long per_thread = 0;
-    if (!plan_fragments(p, g, &per_thread, why) || !plan_tiles(p, k, g, why))
+    if (!plan_fragments(p, gp, &per_thread, why) || !plan_tiles(p, k, g, why))
         return NULL;
     plan_stores(p, k, g);
     if (!plan_smem(p, groups, why))

@@ -175,6 +175,16 @@ static long long accum_budget(int threads)
 /* One warp arrangement for the block, chosen for the gemm's accumulator (or
  * the first fragment), which every fragment must be able to use: fragments
  * share a layout so that copies between them stay in registers. */
+static bool reduces_rows(const Vec *body)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_REDUCE && s->op->dim == 1)
+            return true;
+    }
+    return false;
+}
+
 static bool plan_warps(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
@@ -206,7 +216,10 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
     if (!lead)
         return true;
     const char *policy = gemm ? gemm->policy : NULL;
-    if (!arrange_warps(gp, lead->dims[0], lead->dims[1], warps, policy)) {
+    /* Rows reduced into 1-D fragments: whole rows on each warp, so that a
+     * row combines within its quad (lower_block.c, LAYOUT_ROWS). */
+    bool row_warps = !policy && reduces_rows(&g->body) && arrange_warps(gp, lead->dims[0], lead->dims[1], warps, "row");
+    if (!row_warps && !arrange_warps(gp, lead->dims[0], lead->dims[1], warps, policy)) {
         error_at(lead->loc,
                  "cannot share the %lldx%lld fragment '%s' among %d warps%s%s: each warp needs a multiple of %dx%d",
                  lead->dims[0], lead->dims[1], lead->name, warps, policy ? " with policy " : "", policy ? policy : "",

@@ -1,7 +1,7 @@
-// tile_reduce_max is not implemented on the GPU yet (pragmas/README.md: refused
-// in kernels for now): the refusal names it. When this was written it was
-// refused as plain code in a grid block ('accepts tile declarations, tile
-// operations, ...'), as if it were not a tile operation.
+// tile_reduce_* along dim 0 (one value per column) is not implemented on the
+// GPU yet: the refusal names the operation. (Once tile_reduce_* as a whole
+// was refused as plain code in a grid block, 'accepts tile declarations,
+// tile operations, ...', as if it were not a tile operation.)
 // expect-prefix: 28:13: error: 'tile_reduce_max'
 // expect-not: accepts tile declarations
 #include <tilepp/tile.h>
@@ -25,7 +25,7 @@ void f(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N
                 tile_load(Bs, B, k * 32, bx * 64, K, N);
                 tile_gemm(As, Bs, Cf);
             }
-            tile_reduce_max(Cf, m, 1, 1);
+            tile_reduce_max(Cf, m, 0, 1);
             tile_store(C, Cf, by * 64, bx * 64, M, N);
         }
 }
