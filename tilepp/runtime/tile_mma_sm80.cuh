@@ -747,23 +747,27 @@ template <typename T, int L> struct smem_vec {
     __device__ T &operator()(int, int c) const { return ptr[c]; }
 };
 
-/* A 1-D fragment: element i in register i / THREADS of thread i % THREADS. */
-template <int L, int THREADS> struct vec_frag {
-    static constexpr int SLOTS = (L + THREADS - 1) / THREADS;
-    float v[SLOTS];
+/* The N float registers a thread holds of a 1-D fragment. */
+template <int N> struct frag_regs {
+    static constexpr int SLOTS = N;
+    float v[N];
     __device__ __forceinline__ void clear()
     {
 #pragma unroll
-        for (int s = 0; s < SLOTS; s++)
+        for (int s = 0; s < N; s++)
             v[s] = 0.0f;
     }
+};
+
+/* A 1-D fragment: element i in register i / THREADS of thread i % THREADS. */
+template <int L, int THREADS> struct vec_frag : frag_regs<(L + THREADS - 1) / THREADS> {
     template <typename F> __device__ __forceinline__ void for_each(F f)
     {
 #pragma unroll
-        for (int s = 0; s < SLOTS; s++) {
+        for (int s = 0; s < this->SLOTS; s++) {
             const int i = (int)threadIdx.x + s * THREADS;
             if (L % THREADS == 0 || i < L)
-                f(v[s], 0, i);
+                f(this->v[s], 0, i);
         }
     }
 };
@@ -772,22 +776,14 @@ template <int L, int THREADS> struct vec_frag {
  * (tile80::accum or tile90::accum): each thread holds the rows its
  * accumulator elements sit in, v[mi * 2 + h] for row row0 + mi * ROW_STEP
  * + h * 8, the same value in the 4 threads (a quad) that share the row. */
-template <typename Acc> struct rows_frag {
-    static constexpr int SLOTS = Acc::MI * 2;
-    float v[SLOTS];
+template <typename Acc> struct rows_frag : frag_regs<Acc::MI * 2> {
     /* The slot of accumulator element e's row. */
     static __device__ __forceinline__ int slot(int e) { return (e / (Acc::NI * 4)) * 2 + ((e >> 1) & 1); }
-    __device__ __forceinline__ void clear()
-    {
-#pragma unroll
-        for (int s = 0; s < SLOTS; s++)
-            v[s] = 0.0f;
-    }
     template <typename F> __device__ __forceinline__ void for_each(F f)
     {
 #pragma unroll
-        for (int s = 0; s < SLOTS; s++)
-            f(v[s], 0, 0);
+        for (int s = 0; s < this->SLOTS; s++)
+            f(this->v[s], 0, 0);
     }
 };
 
