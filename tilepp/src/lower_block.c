@@ -1,9 +1,13 @@
 /* lower_block.c — lowering of a grid block's statements beside its tile
- * work: parallel loops over the block's threads, statements every thread
- * runs alike, sequential loops around them.
+ * work: parallel loops over the block's threads or over a fragment's
+ * layout, statements every thread runs alike, sequential loops around them.
  *
- * Decides three things the emitter prints:
- *   - each parallel loop's plan (vector widths, as at kernel level);
+ * Decides what the emitter prints:
+ *   - each fragment's layout (accumulator, spread, or a 2-D fragment's rows);
+ *   - each parallel loop's plan (vector widths, as at kernel level; or the
+ *     fragment layout it runs on), the registers kept between loops, the
+ *     kernel variants (groups a thread, threads a grid iteration) the
+ *     launcher chooses from;
  *   - where barriers go: before a statement that touches memory an earlier
  *     statement touched since the last barrier, one of the two writing it
  *     (the threads that run the two statements differ). Global memory is
