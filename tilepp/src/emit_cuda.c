@@ -435,15 +435,20 @@ static void put_group_arrays(Out *o, const ParallelPlan *pp, const char *groups,
     }
 }
 
-/* Does the unrolled form load anything up front (put_group_loads)? */
+/* Does the unrolled form load buffer vb for all groups up front
+ * (put_group_loads): a cache this loop fills, or a streamed buffer no
+ * cache holds? */
+static bool loaded_up_front(const ParallelPlan *pp, const VecBuffer *vb)
+{
+    const RegCache *c = cache_of(pp, vb->buf);
+    return c ? is_filled(pp, c) : vb->load && vb->streamed;
+}
+
 static bool loads_up_front(const ParallelPlan *pp)
 {
-    for (int i = 0; i < pp->vec_buffers.len; i++) {
-        const VecBuffer *vb = pp->vec_buffers.items[i];
-        const RegCache *c = cache_of(pp, vb->buf);
-        if (c ? is_filled(pp, c) : vb->load && vb->streamed)
+    for (int i = 0; i < pp->vec_buffers.len; i++)
+        if (loaded_up_front(pp, pp->vec_buffers.items[i]))
             return true;
-    }
     return false;
 }
 
@@ -459,11 +464,13 @@ static void put_group_loads(Out *o, const ParallelPlan *pp, const char *in)
     put_loop_var(o, l, "tile_q0", "tile_first", in4);
     for (int i = 0; i < pp->vec_buffers.len; i++) {
         const VecBuffer *vb = pp->vec_buffers.items[i];
+        if (!loaded_up_front(pp, vb))
+            continue;
         const char *t = unqualified(vb->buf->elem.spelling);
         const RegCache *c = cache_of(pp, vb->buf);
-        if (c && is_filled(pp, c))
+        if (c)
             putf(o, "%stile_vec_load<%s, %d>(tile_c%d[tile_k], &(%s));\n", in4, t, v, c->index, vb->access->text);
-        else if (!c && vb->load && vb->streamed)
+        else
             putf(o, "%stile_vec_load<%s, %d>(tile_v_%s[tile_k], &(%s));\n", in4, t, v, vb->buf->name, vb->access->text);
     }
     putf(o, "%s}\n", in);

@@ -7,21 +7,11 @@
 
 #include <string.h>
 
-static const IrParam *param_of_buffer(const IrKernel *k, const IrBuffer *buf)
-{
-    for (int i = 0; i < k->params.len; i++) {
-        const IrParam *p = k->params.items[i];
-        if (p->kind == PARAM_BUFFER && p->buf == buf)
-            return p;
-    }
-    return NULL;
-}
-
 MatrixRef matrix_ref(const Block *bl, const IrTileOp *op)
 {
     const IrMatrix *m = &op->mat;
     const IrBuffer *buf = m->buf;
-    const IrParam *p = param_of_buffer(bl->k, buf);
+    const IrParam *p = ir_param_of_buffer(bl->k, buf);
     Str offset = {0};
     for (int d = 0; d < m->nlead; d++) {
         str_addf(&offset, " + (long long)(%s)", m->lead[d]);
@@ -64,12 +54,11 @@ void put_tile_decl(Block *bl, const IrBuffer *t)
     const FragLayout *l = t->space == SPACE_FRAGMENT ? fragment_layout(gp, t) : NULL;
     if (l && l->kind == LAYOUT_ROWS)
         putf(o, "    tile80::rows_frag<tile80::accum<%lld, %lld, %d, %d>> %s;\n", l->of->dims[0], l->of->dims[1],
-             gp->warps_m, gp->warps_n, t->name);
-    else if (t->space == SPACE_FRAGMENT && t->rank == 1)
+             l->warps_m, l->warps_n, t->name);
+    else if (l && l->kind == LAYOUT_SPREAD)
         putf(o, "    tile80::vec_frag<%lld, %d> %s;\n", t->dims[0], bl->k->threads, t->name);
-    else if (t->space == SPACE_FRAGMENT)
-        putf(o, "    tile80::accum<%lld, %lld, %d, %d> %s;\n", t->dims[0], t->dims[1], gp->warps_m, gp->warps_n,
-             t->name);
+    else if (l)
+        putf(o, "    tile80::accum<%lld, %lld, %d, %d> %s;\n", t->dims[0], t->dims[1], l->warps_m, l->warps_n, t->name);
     else {
         const SharedPlan *sp = grid_shared(gp, t);
         const char *type = t->rank == 1 ? aprintf("tile80::smem_vec<%s, %lld>", elem(t), t->dims[0])

@@ -64,6 +64,16 @@ bool ir_type_is_float(const IrType *t)
     return t->kind == SCALAR_HALF || t->kind == SCALAR_BF16 || t->kind == SCALAR_FLOAT || t->kind == SCALAR_DOUBLE;
 }
 
+const IrParam *ir_param_of_buffer(const IrKernel *k, const IrBuffer *buf)
+{
+    for (int i = 0; i < k->params.len; i++) {
+        const IrParam *p = k->params.items[i];
+        if (p->kind == PARAM_BUFFER && p->buf == buf)
+            return p;
+    }
+    return NULL;
+}
+
 const char *ir_reduce_op_name(IrReduceOp op)
 {
     static const char *names[] = {"+", "*", "max", "min", "&", "|", "^", "&&", "||"};

@@ -293,6 +293,8 @@ const IrParam *ir_kernel_param(const IrKernel *k, const char *name);
 bool ir_type_is_float(const IrType *t);
 /* The spelling of a reduction operator in a reduce clause: "+", "max", ... */
 const char *ir_reduce_op_name(IrReduceOp op);
+/* The kernel parameter that is buffer `buf`, or NULL (a tile, a local). */
+const IrParam *ir_param_of_buffer(const IrKernel *k, const IrBuffer *buf);
 
 /* The IR as readable text (`tilepp --emit ir`). */
 void ir_dump(FILE *out, const IrModule *m);

@@ -660,12 +660,7 @@ static void plan_streams(GridPlan *gp, const IrKernel *k)
         const ParallelPlan *pp = gp->parallels.items[i];
         for (int v = 0; v < pp->vec_buffers.len; v++) {
             VecBuffer *vb = pp->vec_buffers.items[v];
-            bool param = false;
-            for (int p = 0; p < k->params.len; p++) {
-                const IrParam *prm = k->params.items[p];
-                param |= prm->kind == PARAM_BUFFER && prm->buf == vb->buf;
-            }
-            vb->streamed = !param;
+            vb->streamed = ir_param_of_buffer(k, vb->buf) == NULL;
             for (int d = 0; d < vb->access->ndims && !vb->streamed; d++)
                 for (int n = 0; n < names.len && !vb->streamed; n++)
                     vb->streamed = text_mentions(vb->access->subs[d], names.items[n]);
