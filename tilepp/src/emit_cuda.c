@@ -273,7 +273,7 @@ static void put_unrolled(Out *o, const ParallelPlan *pp, const LoopForm *f);
 
 /* The loops over a thread's groups (the unrolled form first, in blocks),
  * with each reduction variable standing for the thread's part inside. */
-static void put_thread_loop(Out *o, const IrKernel *k, const ParallelPlan *pp, const LoopForm *f)
+static void put_thread_loop(Out *o, const ParallelPlan *pp, const LoopForm *f)
 {
     const IrParallel *par = pp->par;
     LoopForm inner = *f;
@@ -374,7 +374,7 @@ static void put_parallel_kernel(Out *o, const KernelPlan *kp, const ParallelPlan
                   "(long long)gridDim.x * blockDim.x",
                   false,
                   false};
-    put_thread_loop(o, k, pp, &f);
+    put_thread_loop(o, pp, &f);
     if (par->reduces.len) { /* the block's part of each variable, for the combining kernel */
         put(o, "    __shared__ alignas(16) unsigned char tile_red_smem[TILE_REDUCE_SCRATCH];\n");
         for (int i = 0; i < par->reduces.len; i++) {
@@ -598,7 +598,7 @@ void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, bool 
     const char *first = variants ? "(long long)tile_lane" : "(long long)threadIdx.x";
     const char *stride = variants ? "TILE_TEAM" : aprintf("%d", k->threads);
     LoopForm f = {"tile_q", in4, aprintf("%s    ", in4), first, stride, true, variants};
-    put_thread_loop(o, k, pp, &f);
+    put_thread_loop(o, pp, &f);
     for (int i = 0; i < par->reduces.len; i++) {
         const IrReduce *r = par->reduces.items[i];
         const char *op = reduce_op_enum(r->op);
