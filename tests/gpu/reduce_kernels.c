@@ -391,3 +391,56 @@ void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], f
         tile_store(C, S, by * 64, 0, M, N);
     }
 }
+
+/* Row statistics kept and stored from registers: the maximum of each row
+ * of X (combined with the maximum of an earlier block of columns, clear =
+ * 0), its shifted copy computed by a loop over the rows, both stored. */
+#pragma tile kernel threads(128)
+void row_max_store(int M, int N, float shift, const float X[M][N], float mx[M], float shifted[M])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++) {
+#pragma tile fragment
+        float T[64][64], m[64], s[64];
+        tile_load(T, X, by * 64, 0, M, N);
+        tile_reduce_max(T, m, 1, 1);
+        tile_load(T, X, by * 64, 64, M, N);
+        tile_reduce_max(T, m, 1, 0);
+        tile_copy(s, m);
+#pragma tile parallel
+        for (int i = 0; i < 64; i++)
+            s[i] = s[i] * 0.5f + shift;
+        tile_store(mx, m, by * 64, M);
+        tile_store(shifted, s, by * 64, M);
+    }
+}
+
+/* Two chained products, the second from registers: C = bf16(A B) D^T,
+ * with D stored as [N2][N1] (so the second product reads it K-major). */
+#pragma tile kernel threads(128)
+void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const bfloat16 B[K][N1],
+                     const bfloat16 D[N2][N1], float C[M][N2])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N2, 64); bx++) {
+#pragma tile shared
+            bfloat16 As[64][32], Bs[32][64], Ds[64][64];
+#pragma tile fragment
+            float S[64][64], Cf[64][64];
+#pragma tile fragment
+            bfloat16 P[64][64];
+            tile_clear(S);
+#pragma tile pipelined stages(2)
+            for (int k = 0; k < tile_cdiv(K, 32); k++) {
+                tile_load(As, A, by * 64, k * 32, M, K);
+                tile_load(Bs, B, k * 32, 0, K, N1);
+                tile_gemm(As, Bs, S);
+            }
+            tile_copy(P, S);
+            tile_clear(Cf);
+            tile_load(Ds, D, bx * 64, 0, N2, N1);
+            tile_gemm_nt(P, Ds, Cf);
+            tile_store(C, Cf, by * 64, bx * 64, M, N2);
+        }
+}

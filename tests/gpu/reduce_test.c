@@ -47,6 +47,9 @@ void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]
 void fragment_softmax(int M, int N, const float X[M][N], float Y[M][N]);
 void row_scale_shift(int M, int N, float floor_value, const float X[M][N], float Y[M][N]);
 void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
+void row_max_store(int M, int N, float shift, const float X[M][N], float mx[M], float shifted[M]);
+void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const bfloat16 B[K][N1],
+                     const bfloat16 D[N2][N1], float C[M][N2]);
 void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
                  float inv_rms[rows]);
 
@@ -175,6 +178,33 @@ static void test_gemm_softmax(int M, int N, int K)
     gc_buf *out = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG);
     gemm_softmax(M, N, K, a->host, b->host, out->host);
     gc_finish(&c, gemm_softmax_gpu(M, N, K, a->dev, b->dev, out->dev), "gemm_softmax %dx%dx%d", M, N, K);
+}
+
+static void test_row_max_store(int M, int N, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)M * N, 0);
+    shape_input(x, M, N, N, kind);
+    gc_buf *mx = gc_out(&c, GC_F32, (size_t)M, 0, TOL_EXACT), *sh = gc_out(&c, GC_F32, (size_t)M, 0, TOL_EXACT);
+    row_max_store(M, N, 0.75f, x->host, mx->host, sh->host);
+    gc_finish(&c, row_max_store_gpu(M, N, 0.75f, x->dev, mx->dev, sh->dev), "row_max_store %dx%d %s", M, N,
+              data_names[kind]);
+}
+
+/* bf16 inputs, S rounded to bf16 on both sides before the second product;
+ * fp32 sums in different orders can round S differently (one bf16 ulp,
+ * 2^-8 relative) for a few elements. */
+static void test_chain_gemm(int M, int K, int N1, int N2)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *a = gc_in(&c, GC_BF16, (size_t)M * K, 0), *b = gc_in(&c, GC_BF16, (size_t)K * N1, 0);
+    gc_buf *d = gc_in(&c, GC_BF16, (size_t)N2 * N1, 0);
+    gc_buf *out = gc_out(&c, GC_F32, (size_t)M * N2, 0, TOL_HALF);
+    chain_gemm_bf16(M, K, N1, N2, a->host, b->host, d->host, out->host);
+    gc_finish(&c, chain_gemm_bf16_gpu(M, K, N1, N2, a->dev, b->dev, d->dev, out->dev), "chain_gemm_bf16 %dx%dx%dx%d",
+              M, K, N1, N2);
 }
 
 static void test_layernorm(int rows, int cols)
@@ -387,6 +417,18 @@ int main(int argc, char **argv)
     test_half_fragment_scale(1, 1);
     test_half_fragment_scale(100, 77);
     test_half_fragment_scale(256, 96);
+    /* Row fragments stored, and combined with clear = 0 (N past 64: the
+     * second block of columns; N below: it reads zeros past the matrix). */
+    static const int store_shapes[][2] = {{1, 1}, {64, 128}, {100, 70}, {777, 100}, {130, 40}};
+    for (size_t i = 0; i < sizeof store_shapes / sizeof *store_shapes; i++)
+        test_row_max_store(store_shapes[i][0], store_shapes[i][1], DATA_RANDOM);
+    test_row_max_store(90, 128, DATA_NEG_INF);
+    test_row_max_store(90, 128, DATA_LARGE);
+    static const int chain_shapes[][4] = {{1, 8, 8, 1}, {64, 32, 64, 64}, {100, 72, 40, 130}, {300, 256, 64, 200}};
+    for (size_t i = 0; i < sizeof chain_shapes / sizeof *chain_shapes; i++) {
+        const int *e = chain_shapes[i];
+        test_chain_gemm(e[0], e[1], e[2], e[3]);
+    }
 
     return gc_summary();
 }

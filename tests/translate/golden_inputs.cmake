@@ -4,7 +4,7 @@
 
 include_guard(GLOBAL)
 
-set(TT_GOLDEN_SAMPLES vector_add.c bias_gelu.c gemm.c softmax.c layernorm.c normalize.c)
+set(TT_GOLDEN_SAMPLES vector_add.c bias_gelu.c gemm.c softmax.c layernorm.c normalize.c flash_attention.c)
 
 # tt_golden_inputs(<out-list> <repository root>)
 function(tt_golden_inputs out root)

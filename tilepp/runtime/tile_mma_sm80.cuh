@@ -439,6 +439,12 @@ template <int BM_, int BN_, int WARPS_M, int WARPS_N> struct accum {
     /* Tile coordinates of this thread's first value, v[0]. */
     static __device__ __forceinline__ int row0() { return warp_m() * WTM + (int)(threadIdx.x & 31) / 4; }
     static __device__ __forceinline__ int col0() { return warp_n() * WTN + (int)(threadIdx.x & 3) * 2; }
+
+    /* The rows a thread holds: MI * 2, row slot s at row slot_row(s); v[i]
+     * sits in row slot row_slot(i) (rows_frag keeps one value a slot). */
+    static constexpr int ROW_SLOTS = MI * 2;
+    static __device__ __forceinline__ int row_slot(int i) { return (i / (NI * 4)) * 2 + ((i >> 1) & 1); }
+    static __device__ __forceinline__ int slot_row(int s) { return row0() + (s >> 1) * ROW_STEP + (s & 1) * 8; }
 };
 
 /* ---- tensor-core product ----
@@ -739,6 +745,52 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
  * the row-major order to thread e % THREADS). A 1-D tile is row 0 of a
  * 1 x L tile. */
 
+/* C += P * B with the A operand from registers: P is a BM x BK accumulator
+ * (an earlier product, such as FlashAttention's probabilities, whose
+ * elements hold values of T), B is BN x BK (B_KMAJOR) or BK x BN in shared
+ * memory. The m16n8 accumulator pieces 2 kk and 2 kk + 1 of a row of
+ * pieces are, pair by pair, the m16n8k16 A operand of columns 16 kk ..
+ * 16 kk + 15: P's values feed the product where they are. Every warp holds
+ * whole rows of P and C (WARPS_N = 1). */
+template <bool B_KMAJOR, typename T, int BM, int BK, int BN, int WM, int BR, int BC>
+__device__ __forceinline__ void mma_rs(const accum<BM, BK, WM, 1> &P, const smem_tile<T, BR, BC> &B,
+                                       accum<BM, BN, WM, 1> &C)
+{
+    typedef accum<BM, BK, WM, 1> pa;
+    typedef accum<BM, BN, WM, 1> acc;
+    typedef smem_tile<T, BR, BC> BTile;
+    static_assert(B_KMAJOR ? (BR == BN && BC == BK) : (BR == BK && BC == BN),
+                  "tile80::mma_rs: the B tile is BN x BK (B_KMAJOR) or BK x BN");
+    static_assert(BK % 16 == 0, "tile80::mma_rs: BK is a multiple of 16");
+    typedef detail::pair_of<T> pair;
+    constexpr int MI = acc::MI, NJ = acc::NI / 2, KSTEPS = BK / 16;
+    constexpr bool BF16 = element<T>::bf16;
+    const int lane = (int)threadIdx.x & 31;
+    const uint32_t bbase = ptx::smem_addr(B.ptr);
+
+    uint32_t b[2][NJ][4];
+#pragma unroll
+    for (int nj = 0; nj < NJ; nj++)
+        detail::load_b<B_KMAJOR, BTile>(b[0][nj], bbase, nj * 16, 0, lane);
+#pragma unroll
+    for (int kk = 0; kk < KSTEPS; kk++) {
+        const int cur = kk & 1, nxt = cur ^ 1;
+        if (kk + 1 < KSTEPS)
+#pragma unroll
+            for (int nj = 0; nj < NJ; nj++)
+                detail::load_b<B_KMAJOR, BTile>(b[nxt][nj], bbase, nj * 16, (kk + 1) * 16, lane);
+        uint32_t a[MI][4];
+#pragma unroll
+        for (int mi = 0; mi < MI; mi++) {
+            const float *lo = &P.v[(mi * pa::NI + 2 * kk) * 4], *hi = lo + 4;
+            const typename pair::type h[4] = {pair::make(lo[0], lo[1]), pair::make(lo[2], lo[3]),
+                                              pair::make(hi[0], hi[1]), pair::make(hi[2], hi[3])};
+            memcpy(a[mi], h, sizeof a[mi]);
+        }
+        detail::mma_frags<BF16>(C.v, a, b[cur]);
+    }
+}
+
 /* A 1-D shared tile: L elements, unswizzled. */
 template <typename T, int L> struct smem_vec {
     static constexpr int rows = 1, cols = L;
@@ -774,50 +826,54 @@ template <int L, int THREADS> struct vec_frag : frag_regs<(L + THREADS - 1) / TH
 
 /* A 1-D fragment of one value per row of a 2-D fragment of type Acc
  * (tile80::accum or tile90::accum): each thread holds the rows its
- * accumulator elements sit in, v[mi * 2 + h] for row row0 + mi * ROW_STEP
- * + h * 8, the same value in the 4 threads (a quad) that share the row. */
-template <typename Acc> struct rows_frag : frag_regs<Acc::MI * 2> {
-    /* The slot of accumulator element e's row. */
-    static __device__ __forceinline__ int slot(int e) { return (e / (Acc::NI * 4)) * 2 + ((e >> 1) & 1); }
+ * accumulator elements sit in, v[s] for row Acc::slot_row(s), the same
+ * value in the 4 threads (a quad) that share the row. Fragments whose
+ * accumulators have the same rows and warps (any columns) have the same
+ * slots: rows_of<Acc> names them by their rows only. */
+template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
+    static constexpr int COUNT = Acc::ROW_SLOTS;
+    static __device__ __forceinline__ int row_of(int s) { return Acc::slot_row(s); }
+    /* f(value, 0, row): every thread, for its rows (clear, fill, loads). */
     template <typename F> __device__ __forceinline__ void for_each(F f)
     {
 #pragma unroll
-        for (int s = 0; s < this->SLOTS; s++)
-            f(this->v[s], 0, 0);
+        for (int s = 0; s < COUNT; s++)
+            f(this->v[s], 0, row_of(s));
+    }
+    /* The same on one thread of each quad: stores write each row once. */
+    template <typename F> __device__ __forceinline__ void for_each_owned(F f)
+    {
+        if ((threadIdx.x & 3) == 0)
+            for_each(f);
     }
 };
 
-/* RED: 0 max, 1 min, 2 sum; max and min as fmaxf and fminf (a NaN gives
- * way), as tile.h's CPU version. */
-template <int RED> __device__ __forceinline__ float reduce_combine(float a, float b)
-{
-    return RED == 0 ? fmaxf(a, b) : RED == 1 ? fminf(a, b) : a + b;
-}
-
 /* tile_reduce_*(src, dst, 1, clear): each row of src combined (of |x| with
  * ABS) into dst, from the identity when clear is nonzero, else from dst's
- * value. A thread combines its elements of each row, then the quad that
+ * value; OP is TILE_RED_MAX, _MIN or _SUM, combined as tile_combine does
+ * (max and min as fmaxf and fminf: a NaN gives way, as in tile.h's CPU
+ * version). A thread combines its elements of each row, then the quad that
  * shares the row combines by shuffles (the accumulator's warps must not
  * split rows: one warp, or warpgroup, across). Sums are in a tree order,
- * not the CPU's left to right. */
-template <int RED, bool ABS, typename Acc> __device__ __forceinline__ void reduce_rows(const Acc &src, rows_frag<Acc> &dst, bool clear)
+ * not the CPU's left to right. dst: any rows_frag with Acc's rows. */
+template <int OP, bool ABS, typename Acc>
+__device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_SLOTS> &dst, bool clear)
 {
-    constexpr float identity = RED == 0 ? -INFINITY : RED == 1 ? INFINITY : 0.0f;
-    float part[rows_frag<Acc>::SLOTS];
+    float part[Acc::ROW_SLOTS];
 #pragma unroll
-    for (int s = 0; s < rows_frag<Acc>::SLOTS; s++)
-        part[s] = identity;
+    for (int s = 0; s < Acc::ROW_SLOTS; s++)
+        part[s] = tile_identity<OP, float>();
 #pragma unroll
     for (int e = 0; e < Acc::COUNT; e++) {
-        const int s = rows_frag<Acc>::slot(e);
-        part[s] = reduce_combine<RED>(part[s], ABS ? fabsf(src.v[e]) : src.v[e]);
+        const int s = Acc::row_slot(e);
+        part[s] = tile_combine<OP>(part[s], ABS ? fabsf(src.v[e]) : src.v[e]);
     }
 #pragma unroll
-    for (int s = 0; s < rows_frag<Acc>::SLOTS; s++) {
+    for (int s = 0; s < Acc::ROW_SLOTS; s++) {
 #pragma unroll
         for (int mask = 1; mask <= 2; mask <<= 1)
-            part[s] = reduce_combine<RED>(part[s], __shfl_xor_sync(0xffffffffu, part[s], mask));
-        dst.v[s] = clear ? part[s] : reduce_combine<RED>(dst.v[s], part[s]);
+            part[s] = tile_combine<OP>(part[s], tile_shfl_xor(part[s], mask));
+        dst.v[s] = clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]);
     }
 }
 

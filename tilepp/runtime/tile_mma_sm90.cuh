@@ -481,6 +481,10 @@ template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
     {
         return n0 + (thread() & 3) * 2 + ((i / 4) % NI) * 8 + (i & 1);
     }
+    /* Row slots, as tile80::accum's (rows_frag). */
+    static constexpr int ROW_SLOTS = MI * 2;
+    static __device__ __forceinline__ int row_slot(int i) { return (i / (NI * 4)) * 2 + ((i >> 1) & 1); }
+    static __device__ __forceinline__ int slot_row(int s) { return row0() + (s >> 1) * ROW_STEP + (s & 1) * 8; }
 
     __device__ __forceinline__ void clear()
     {

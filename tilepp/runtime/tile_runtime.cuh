@@ -236,6 +236,8 @@ template <int OP, typename T> __host__ __device__ __forceinline__ T tile_combine
         return T(a + b);
     else if constexpr (OP == TILE_RED_PROD)
         return T(a * b);
+    else if constexpr ((OP == TILE_RED_MAX || OP == TILE_RED_MIN) && std::is_same<T, float>::value)
+        return OP == TILE_RED_MAX ? fmaxf(a, b) : fminf(a, b); /* one instruction, the same NaN rule */
     else if constexpr (OP == TILE_RED_MAX || OP == TILE_RED_MIN) {
         if constexpr (tile_is_float<T>::value) {
             if (b != b)

@@ -384,11 +384,21 @@ bool gemm_operands_ok(Builder *b, const IrTileOp *op, const char *what)
         error_at(op->loc, "'%s': the tensor cores multiply in steps of 16 along k; here k is %lld", what, ka);
         return false;
     }
-    bool inputs_ok = op->a->space == SPACE_SHARED && op->b->space == SPACE_SHARED && same_elem(op->a, op->b) &&
-                     (op->a->elem.kind == SCALAR_HALF || op->a->elem.kind == SCALAR_BF16);
+    bool a_in_registers = op->a->space == SPACE_FRAGMENT;
+    bool inputs_ok = (op->a->space == SPACE_SHARED || a_in_registers) && op->b->space == SPACE_SHARED &&
+                     same_elem(op->a, op->b) && (op->a->elem.kind == SCALAR_HALF || op->a->elem.kind == SCALAR_BF16);
     if (!inputs_ok || op->c->space != SPACE_FRAGMENT || op->c->elem.kind != SCALAR_FLOAT) {
-        error_at(op->loc, "'%s' on tensor cores takes half or bfloat16 shared tiles A and B and a float fragment C",
+        error_at(op->loc,
+                 "'%s' on tensor cores takes A as a half or bfloat16 shared tile or fragment, B as a shared tile "
+                 "of the same type, and a float fragment C",
                  what);
+        return false;
+    }
+    if (a_in_registers && op->a_trans) {
+        error_at(op->loc,
+                 "'%s': A is fragment '%s', whose registers hold its rows as the product reads them; a transposed "
+                 "fragment is not implemented in this version of tilepp (use tile_gemm or tile_gemm_nt)",
+                 what, op->a->name);
         return false;
     }
     return true;
@@ -775,13 +785,8 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace pl
     }
     if (a && a->pragma->kind == PRAGMA_GEMM && (k == CXCursor_ForStmt || k == CXCursor_CallExpr))
         return add_stmt(out, build_matched_gemm(b, g, stmt, a->pragma));
-    if (a && a->pragma->kind == PRAGMA_PARALLEL) {
+    if (a && a->pragma->kind == PRAGMA_PARALLEL) { /* in a pipelined loop: over fragments (lower_block.c) */
         use_pragma(b, a->pragma);
-        if (in_pipeline) {
-            error_at(a->pragma->loc, "'#pragma tile parallel' inside a pipelined loop is not implemented yet in this "
-                                     "version of tilepp: put it before or after the loop");
-            return false;
-        }
         return add_stmt(out, build_block_parallel(b, stmt, a->pragma));
     }
     if (a && a->pragma->kind != PRAGMA_GEMM) {

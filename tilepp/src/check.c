@@ -124,7 +124,7 @@ static bool check_parallel(const IrParallel *par)
 }
 
 /* The parallel loops of a statement list: at the top level of a kernel, in
- * grid blocks and in their sequential loops. */
+ * grid blocks and in their sequential and pipelined loops. */
 static bool check_list(const Vec *stmts)
 {
     bool ok = true;
@@ -136,6 +136,8 @@ static bool check_list(const Vec *stmts)
             ok &= check_list(&s->grid->body);
         else if (s->kind == STMT_SEQ)
             ok &= check_list(&s->seq->body);
+        else if (s->kind == STMT_PIPELINED)
+            ok &= check_list(&s->pipe->body);
     }
     return ok;
 }

@@ -110,11 +110,14 @@ static const RegCache *cache_of(const ParallelPlan *pp, const IrBuffer *buf)
  * FORM_CACHED; shared tiles are called; the rest stays as written. */
 /* Element tile_e of a fragment's registers (which hold floats): a write
  * rounds to the fragment's element type, as the C assignment does. */
-static void put_fragment_element(Out *o, const IrAccess *a)
+static void put_fragment_element(Out *o, const IrAccess *a, const ParallelPlan *pp)
 {
     const char *t = unqualified(a->buf->elem.spelling);
-    if (a->buf->rank == 1) /* one value per row (LAYOUT_ROWS), read only */
-        putf(o, "%s.v[decltype(%s)::slot(tile_e)]", a->buf->name, a->buf->name);
+    const IrBuffer *looped = pp->layout->frag;
+    if (a->buf->rank == 1 && looped->rank == 2) /* one value per row (LAYOUT_ROWS) of the loop's fragment */
+        putf(o, "%s.v[decltype(%s)::row_slot(tile_e)]", a->buf->name, looped->name);
+    else if (a->buf->rank == 1) /* a loop over rows: its registers hold floats */
+        putf(o, "%s.v[tile_e]", a->buf->name);
     else if (a->is_write && strcmp(t, "float") != 0)
         putf(o, "tile_round_ref<%s>(%s.v[tile_e])", t, a->buf->name);
     else
@@ -134,7 +137,7 @@ void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form,
         else if (cache)
             putf(o, "tile_c%d[tile_k][tile_j]", cache->index);
         else if (form & FORM_FRAGMENT && s->access->buf->space == SPACE_FRAGMENT)
-            put_fragment_element(o, s->access);
+            put_fragment_element(o, s->access, pp);
         else if (form & FORM_WIDE && vec_buffer_of(pp, s->access->buf))
             putf(o, form & FORM_GROUPED ? "tile_v_%s[tile_k][tile_j]" : "tile_v_%s[tile_j]", s->access->buf->name);
         else if (s->access->buf->space == SPACE_SHARED) /* a shared tile (emit_tile.c) */
@@ -239,7 +242,7 @@ static void put_vector_group(Out *o, const ParallelPlan *pp, const LoopForm *f)
     putf(o, "%s}\n", in);
 }
 
-static const char *reduce_op_enum(IrReduceOp op)
+const char *reduce_op_enum(IrReduceOp op)
 {
     static const char *names[] = {"TILE_RED_SUM", "TILE_RED_PROD", "TILE_RED_MAX",  "TILE_RED_MIN", "TILE_RED_AND",
                                   "TILE_RED_OR",  "TILE_RED_XOR",  "TILE_RED_LAND", "TILE_RED_LOR"};

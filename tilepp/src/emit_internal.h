@@ -31,6 +31,8 @@ void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement
  * fragments at the thread's element tile_e (a loop over their layout). */
 enum { FORM_WIDE = 1, FORM_CACHED = 2, FORM_GROUPED = 4, FORM_FRAGMENT = 8 };
 void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form, bool statement);
+/* The runtime's name of a reduction operator: TILE_RED_SUM, ... */
+const char *reduce_op_enum(IrReduceOp op);
 
 /* How a parallel loop's per-thread loop is written: the names of its loop
  * descriptors (tile_l0.. in a __global__ function of its own, tile_q0.. in

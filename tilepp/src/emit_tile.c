@@ -125,8 +125,10 @@ static void put_element_store(Block *bl, const IrTileOp *op, const char *indent)
     const char *write = aprintf("tile80::write_inside(%s, %s, (long long)(%s) + tile_r, (long long)(%s) + tile_c, %s, "
                                 "%s, tile_v);",
                                 m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
-    if (op->src->space == SPACE_FRAGMENT) {
-        putf(o, "%s%s.for_each([&](float &tile_v, int tile_r, int tile_c) { %s });\n", indent, op->src->name, write);
+    if (op->src->space == SPACE_FRAGMENT) { /* a row's value once, though its quad holds it */
+        const FragLayout *l = fragment_layout(bl->gp, op->src);
+        putf(o, "%s%s.%s([&](float &tile_v, int tile_r, int tile_c) { %s });\n", indent, op->src->name,
+             l->kind == LAYOUT_ROWS ? "for_each_owned" : "for_each", write);
         return;
     }
     putf(o, "%stile80::for_each_shared<%d>(%s, [&](%s &tile_v, int tile_r, int tile_c) { %s });\n", indent,
@@ -154,6 +156,11 @@ static void put_gemm(Block *bl, const IrTileOp *op, const char *indent)
 {
     const IrBuffer *a = op->a, *b = op->b, *c = op->c;
     long long bk = op->a_trans ? a->dims[0] : a->dims[1];
+    if (a->space == SPACE_FRAGMENT) { /* A from registers: warps hold whole rows (lower_tile.c) */
+        putf(bl->o, "%stile80::mma_rs<%s, %s>(%s, %s, %s);\n", indent, op->b_trans ? "true" : "false", elem(b), a->name,
+             staged(bl, b), c->name);
+        return;
+    }
     putf(bl->o, "%stile80::mma<%s, %s, %s, %lld, %lld, %lld, %d, %d, %lld, %lld, %lld, %lld>(%s, %s, %s);\n", indent,
          op->a_trans ? "false" : "true", op->b_trans ? "true" : "false", elem(a), c->dims[0], c->dims[1], bk,
          bl->gp->warps_m, bl->gp->warps_n, a->dims[0], a->dims[1], b->dims[0], b->dims[1], staged(bl, a), staged(bl, b),
@@ -232,10 +239,7 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
         put_copy(bl, op, indent);
         break;
     case TILE_REDUCE:
-        putf(o, "%stile80::reduce_rows<%d, %s>(%s, %s, (%s) != 0);\n", indent,
-             op->reduce == RED_MAX   ? 0
-             : op->reduce == RED_MIN ? 1
-                                     : 2,
+        putf(o, "%stile80::reduce_rows<%s, %s>(%s, %s, (%s) != 0);\n", indent, reduce_op_enum(op->reduce),
              op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear);
         break;
     }
@@ -286,8 +290,8 @@ static void put_pipe_compute(Block *bl, const IrPipelined *pipe, const char *ind
         const IrStmt *s = pipe->body.items[i];
         if (s->kind == STMT_TILE_OP && s->op->kind != TILE_LOAD)
             put_op(bl, s->op, indent);
-        else if (s->kind == STMT_DECL)
-            put_code(bl->o, s->code, NULL, false);
+        else if (s->kind == STMT_PARALLEL) /* over fragments (lower_block.c) */
+            put_fragment_loop(bl->o, block_parallel(bl->gp, s->par), indent);
     }
 }
 
@@ -392,11 +396,12 @@ void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in)
     const IrParallel *par = pp->par;
     const FragLayout *l = pp->layout;
     const char *f = l->frag->name;
-    putf(o, "%s{ // #pragma tile parallel at %s:%d: over the accumulator layout of '%s': each thread\n", in,
-         o->names->source_name, par->loc.line, f);
+    bool rows = l->kind == LAYOUT_ROWS;
+    putf(o, "%s{ // #pragma tile parallel at %s:%d: over the %s of '%s': each thread\n", in, o->names->source_name,
+         par->loc.line, rows ? "rows" : "accumulator layout", rows ? l->of->name : f);
     putf(o, "%s  // visits the elements its registers hold.\n", in);
     putf(o, "#pragma unroll\n%s    for (int tile_e = 0; tile_e < decltype(%s)::COUNT; tile_e++) {\n", in, f);
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < par->depth; d++) {
         const IrLoop *lp = &par->loops[d];
         const char *t = unqualified(lp->var_type.spelling);
         putf(o, "%s        [[maybe_unused]] const %s %s = (%s)%s.%s(tile_e);\n", in, t, lp->var, t, f,

@@ -136,6 +136,8 @@ static Touch touch_of(const Scope *sc, const IrStmt *s)
             const IrStmt *inner = s->pipe->body.items[i];
             if (inner->kind == STMT_TILE_OP)
                 touch_op(&t, sc, inner->op);
+            else if (inner->kind == STMT_PARALLEL)
+                touch_accesses(&t, sc, &inner->par->accesses);
         }
         break;
     case STMT_TILE_DECL:
@@ -258,47 +260,98 @@ static bool list_mentions(const Vec *body, const char *name)
 
 /* ---- fragments ---- */
 
-/* The 2-D fragment whose rows 1-D fragment t holds: the source of a
- * tile_reduce_* into it, or the fragment of a loop that reads t[i]. */
-static const IrBuffer *rows_source(const GridPlan *gp, const IrBuffer *t)
+/* Fragments in the rows' layout (LAYOUT_ROWS): 1-D fragments that hold one
+ * value per row of a 2-D fragment. A fragment gets it from what uses it:
+ * the result of a tile_reduce_* along dim 1, read as t[i] in a loop over a
+ * 2-D fragment's elements; and passes it on to the 1-D fragments it is
+ * copied to or from, or used with in a 1-D loop. */
+typedef struct RowsOf {
+    const IrBuffer *frag, *of;
+} RowsOf;
+
+static const IrBuffer *rows_of(const Vec *found, const IrBuffer *t)
 {
-    const Vec *body = &gp->grid->body;
-    for (int i = 0; i < body->len; i++) {
-        const IrStmt *s = body->items[i];
-        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_REDUCE && s->op->dst == t)
-            return s->op->src;
-        if (s->kind != STMT_PARALLEL || s->par->depth != 2)
-            continue;
-        const IrBuffer *f = NULL;
-        bool reads_t = false;
-        for (int a = 0; a < s->par->accesses.len; a++) {
-            const IrAccess *acc = s->par->accesses.items[a];
-            f = !f && acc->buf->space == SPACE_FRAGMENT && acc->buf->rank == 2 ? acc->buf : f;
-            reads_t |= acc->buf == t;
-        }
-        if (reads_t && f && f->dims[0] == t->dims[0])
-            return f;
+    for (int i = 0; i < found->len; i++) {
+        const RowsOf *r = found->items[i];
+        if (r->frag == t)
+            return r->of;
     }
     return NULL;
 }
 
-/* Operations a fragment in the rows' layout takes: clear, fill, being the
- * result of a reduction, being read in loops over its 2-D fragment. */
-static bool rows_ops_ok(const GridPlan *gp, const IrBuffer *t)
+/* Records that t holds the rows of `of`; true if that is news. */
+static bool add_rows(Vec *found, const IrBuffer *t, const IrBuffer *of)
 {
-    const Vec *body = &gp->grid->body;
+    if (!of || !t || t->space != SPACE_FRAGMENT || t->rank != 1 || t->dims[0] != of->dims[0] || rows_of(found, t))
+        return false;
+    RowsOf *r = anew(sizeof *r);
+    *r = (RowsOf){t, of};
+    vec_push(found, r);
+    return true;
+}
+
+/* The 1-D and the first 2-D fragment a parallel loop uses. */
+static const IrBuffer *loop_fragment(const IrParallel *par, int rank)
+{
+    for (int a = 0; a < par->accesses.len; a++) {
+        const IrAccess *acc = par->accesses.items[a];
+        if (acc->buf->space == SPACE_FRAGMENT && acc->buf->rank == rank)
+            return acc->buf;
+    }
+    return NULL;
+}
+
+/* One pass over the statements (pipelined loops' bodies too); true if it
+ * found a fragment in the rows' layout that it did not know. */
+static bool find_rows(const Vec *body, Vec *found)
+{
+    bool news = false;
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
+        if (s->kind == STMT_PIPELINED)
+            news |= find_rows(&s->pipe->body, found);
+        if (s->kind == STMT_TILE_OP) {
+            const IrTileOp *op = s->op;
+            if (op->kind == TILE_REDUCE && op->dim == 1)
+                news |= add_rows(found, op->dst, op->src);
+            if (op->kind == TILE_COPY && op->dst->rank == 1) {
+                news |= add_rows(found, op->dst, rows_of(found, op->src));
+                news |= add_rows(found, op->src, rows_of(found, op->dst));
+            }
+        }
+        if (s->kind != STMT_PARALLEL)
+            continue;
+        const IrParallel *par = s->par;
+        const IrBuffer *f2 = par->depth == 2 ? loop_fragment(par, 2) : NULL;
+        const IrBuffer *rows = NULL;
+        for (int a = 0; a < par->accesses.len && !rows && par->depth == 1; a++)
+            rows = rows_of(found, ((const IrAccess *)par->accesses.items[a])->buf);
+        for (int a = 0; a < par->accesses.len; a++) {
+            const IrBuffer *t = ((const IrAccess *)par->accesses.items[a])->buf;
+            news |= add_rows(found, t, f2 ? f2 : rows);
+        }
+    }
+    return news;
+}
+
+static bool rows_ops_ok(const Vec *body, const Vec *found, const IrBuffer *t)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_PIPELINED && !rows_ops_ok(&s->pipe->body, found, t))
+            return false;
         const IrTileOp *op = s->kind == STMT_TILE_OP ? s->op : NULL;
         if (!op || (op->dst != t && op->src != t))
             continue;
-        if (op->kind == TILE_CLEAR || op->kind == TILE_FILL || (op->kind == TILE_REDUCE && op->dst == t))
+        const IrBuffer *other = op->dst == t ? op->src : op->dst;
+        if (op->kind == TILE_CLEAR || op->kind == TILE_FILL || op->kind == TILE_LOAD || op->kind == TILE_STORE ||
+            (op->kind == TILE_REDUCE && op->dst == t) || (op->kind == TILE_COPY && rows_of(found, other)))
             continue;
         error_at(op->loc,
                  "1-D fragment '%s' holds one value per row of a 2-D fragment (it is a tile_reduce_* result or "
-                 "read as %s[i] in a loop over one); tile_clear, tile_fill and tile_reduce_* take it, this "
-                 "operation does not yet in this version of tilepp",
-                 t->name, t->name);
+                 "read as %s[i] in a loop over one); '%s' here does not hold rows, and this operation cannot mix "
+                 "the two layouts in this version of tilepp",
+                 t->name, t->name, other ? other->name : "?");
         return false;
     }
     return true;
@@ -307,15 +360,18 @@ static bool rows_ops_ok(const GridPlan *gp, const IrBuffer *t)
 static bool plan_layouts(GridPlan *gp)
 {
     const IrGrid *g = gp->grid;
+    Vec found = {0};
+    while (find_rows(&g->body, &found))
+        ;
     for (int i = 0; i < g->tiles.len; i++) {
         const IrBuffer *t = g->tiles.items[i];
         if (t->space != SPACE_FRAGMENT)
             continue;
         FragLayout *l = anew(sizeof *l);
         *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, NULL};
-        if (t->rank == 1 && (l->of = rows_source(gp, t)) != NULL) {
+        if (t->rank == 1 && (l->of = rows_of(&found, t)) != NULL) {
             l->kind = LAYOUT_ROWS;
-            if (!rows_ops_ok(gp, t))
+            if (!rows_ops_ok(&g->body, &found, t))
                 return false;
             if (gp->warps_n != 1) {
                 error_at(t->loc,
@@ -352,12 +408,64 @@ static bool is_loop_var(const Affine *a, int d, int depth)
     return true;
 }
 
+/* Does loop d of the nest cover [0, n) exactly, in steps of 1? */
+static bool covers(const IrLoop *l, long long n)
+{
+    return l->bounds_const && l->lo_const == 0 && l->hi_const == n && l->step_is_const && l->step_const == 1 &&
+           !l->inclusive && !l->descending;
+}
+
+/* A 1-D loop over fragments that hold rows (LAYOUT_ROWS): each thread
+ * visits its rows, every fragment at t[i]. */
+static bool plan_rows_loop(GridPlan *gp, ParallelPlan *pp, const IrBuffer *f)
+{
+    const IrParallel *par = pp->par;
+    const FragLayout *fl = fragment_layout(gp, f);
+    if (fl->kind != LAYOUT_ROWS) {
+        error_at(par->loc,
+                 "1-D fragment '%s' in a parallel loop: a 1-D loop runs over fragments that hold one value per row "
+                 "of a 2-D fragment (tile_reduce_* results and what is copied from them); '%s' does not",
+                 f->name, f->name);
+        return false;
+    }
+    if (!covers(&par->loops[0], f->dims[0])) {
+        error_at(par->loops[0].loc,
+                 "the loop over fragment '%s' covers it exactly: '%s' from 0 while < %lld, step 1 (skip "
+                 "elements with an if in the body)",
+                 f->name, par->loops[0].var, f->dims[0]);
+        return false;
+    }
+    for (int i = 0; i < par->accesses.len; i++) {
+        const IrAccess *a = par->accesses.items[i];
+        if (a->buf->space != SPACE_FRAGMENT)
+            continue;
+        const FragLayout *al = fragment_layout(gp, a->buf);
+        if (al->kind != LAYOUT_ROWS || a->buf->dims[0] != f->dims[0]) {
+            error_at(a->loc,
+                     "fragment '%s' and fragment '%s' (one value per row of '%s') in one loop: their elements sit "
+                     "in different threads",
+                     a->buf->name, f->name, fl->of->name);
+            return false;
+        }
+        if (!is_loop_var(&a->index[0], 0, 1)) {
+            error_at(a->loc,
+                     "fragment '%s' is used at %s here: a loop over a fragment's layout uses fragments only at its "
+                     "own element, %s[%s] (each thread holds only its elements)",
+                     a->buf->name, a->text, a->buf->name, par->loops[0].var);
+            return false;
+        }
+    }
+    pp->layout = fl;
+    return true;
+}
+
 /* A parallel loop that uses fragments runs over their layout: each thread
  * visits the elements its registers hold. That takes a loop over both
  * indices of one 2-D fragment shape, from 0 to its extents, that uses
  * every fragment at its own element [i][j] (fragments of one shape share
- * the accumulator layout, so their elements line up). Anything else is
- * refused here, at what stands in the way. */
+ * the accumulator layout, so their elements line up) and fragments of its
+ * rows at [i]; or a 1-D loop over fragments of rows (plan_rows_loop).
+ * Anything else is refused here, at what stands in the way. */
 static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
 {
     const IrParallel *par = pp->par;
@@ -372,20 +480,6 @@ static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
     if (!first)
         return true;
     const IrBuffer *f = first2d ? first2d->buf : first->buf;
-    if (f->rank != 2) {
-        error_at(first->loc,
-                 "1-D fragment '%s' in a parallel loop: only loops over a 2-D fragment's elements are "
-                 "implemented in this version of tilepp",
-                 f->name);
-        return false;
-    }
-    if (par->depth != 2) {
-        error_at(par->loc,
-                 "a parallel loop over fragment '%s' runs over both its indices: for (i = 0; i < %lld; i++) "
-                 "for (j = 0; j < %lld; j++)",
-                 f->name, f->dims[0], f->dims[1]);
-        return false;
-    }
     if (par->vector != 1) {
         error_at(par->vector_loc,
                  "vector(%d) on a loop over fragment '%s': each thread visits the elements its "
@@ -398,10 +492,23 @@ static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
                  f->name);
         return false;
     }
+    if (f->rank == 1 && par->depth == 1)
+        return plan_rows_loop(gp, pp, f);
+    if (f->rank == 1) {
+        error_at(par->loc, "a parallel loop over 1-D fragment '%s' has one index: for (i = 0; i < %lld; i++)", f->name,
+                 f->dims[0]);
+        return false;
+    }
+    if (par->depth != 2) {
+        error_at(par->loc,
+                 "a parallel loop over fragment '%s' runs over both its indices: for (i = 0; i < %lld; i++) "
+                 "for (j = 0; j < %lld; j++)",
+                 f->name, f->dims[0], f->dims[1]);
+        return false;
+    }
     for (int d = 0; d < 2; d++) {
         const IrLoop *l = &par->loops[d];
-        if (!l->bounds_const || l->lo_const != 0 || l->hi_const != f->dims[d] || !l->step_is_const ||
-            l->step_const != 1 || l->inclusive || l->descending) {
+        if (!covers(l, f->dims[d])) {
             error_at(l->loc,
                      "the loop over fragment '%s' covers it exactly: '%s' from 0 while < %lld, step 1 (skip "
                      "elements with an if in the body)",
@@ -414,7 +521,7 @@ static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
         if (a->buf->space != SPACE_FRAGMENT)
             continue;
         const FragLayout *al = fragment_layout(gp, a->buf);
-        if (al->kind == LAYOUT_ROWS && al->of->dims[0] == f->dims[0] && al->of->dims[1] == f->dims[1]) {
+        if (al->kind == LAYOUT_ROWS && al->of->dims[0] == f->dims[0]) {
             if (a->is_write || !is_loop_var(&a->index[0], 0, 2)) {
                 error_at(a->loc,
                          "'%s' holds one value per row of '%s': a loop over the fragment reads it as %s[%s], "
@@ -445,11 +552,39 @@ static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
     return true;
 }
 
-static bool plan_parallels(GridPlan *gp, const Vec *body)
+/* A parallel loop in a pipelined loop runs on fragments and global memory:
+ * shared tiles there have a buffer per stage, and the pipeline's barriers
+ * order only its tile operations. */
+static bool pipeline_loop_ok(const ParallelPlan *pp)
+{
+    const IrParallel *par = pp->par;
+    if (!pp->layout) {
+        error_at(par->loc, "a parallel loop inside a pipelined loop runs over a fragment's elements (each thread "
+                           "its own registers); this one runs over the block's threads: put it before or after "
+                           "the pipelined loop");
+        return false;
+    }
+    for (int i = 0; i < par->accesses.len; i++) {
+        const IrAccess *a = par->accesses.items[i];
+        if (a->buf->space == SPACE_SHARED) {
+            error_at(a->loc,
+                     "shared tile '%s' in a parallel loop inside a pipelined loop: not implemented in this version "
+                     "of tilepp; use the tile in a loop before or after the pipelined loop, or copy it into a "
+                     "fragment",
+                     a->buf->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool plan_parallels(GridPlan *gp, const Vec *body, bool in_pipeline)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_SEQ && !plan_parallels(gp, &s->seq->body))
+        if (s->kind == STMT_SEQ && !plan_parallels(gp, &s->seq->body, false))
+            return false;
+        if (s->kind == STMT_PIPELINED && !plan_parallels(gp, &s->pipe->body, true))
             return false;
         if (s->kind != STMT_PARALLEL)
             continue;
@@ -457,7 +592,7 @@ static bool plan_parallels(GridPlan *gp, const Vec *body)
         pp->par = s->par;
         pp->index = gp->parallels.len;
         plan_vectors(pp);
-        if (!plan_fragment_loop(gp, pp))
+        if (!plan_fragment_loop(gp, pp) || (in_pipeline && !pipeline_loop_ok(pp)))
             return false;
         vec_push(&gp->parallels, pp);
         gp->block_reductions |= s->par->reduces.len > 0;
@@ -536,6 +671,13 @@ static const VecBuffer *vec_read(const ParallelPlan *pp, const IrBuffer *buf)
     return NULL;
 }
 
+/* A 1-D loop over the block's threads (not over a fragment's layout):
+ * those unroll and keep buffers in registers between them. */
+static bool thread_loop_1d(const GridPlan *gp, const IrStmt *s)
+{
+    return s->kind == STMT_PARALLEL && s->par->depth == 1 && !block_parallel(gp, s->par)->layout;
+}
+
 /* From the parallel loop at list[first] on: the later loops of the same
  * list that read buffer vb->buf at the same elements, before anything
  * changes their bounds. A cache for them when there is one such loop. */
@@ -548,7 +690,7 @@ static void plan_cache(GridPlan *gp, const Vec *list, int first, const VecBuffer
         const IrStmt *s = list->items[i];
         if (s->kind == STMT_SCALAR && assigns_bound(s, head->par))
             break;
-        if (s->kind != STMT_PARALLEL || !same_iterations(head->par, s->par))
+        if (!thread_loop_1d(gp, s) || !same_iterations(head->par, s->par))
             continue;
         const ParallelPlan *pp = block_parallel(gp, s->par);
         const VecBuffer *other = vec_read(pp, vb->buf);
@@ -592,7 +734,7 @@ static void plan_caches(GridPlan *gp, const Vec *list)
         const IrStmt *s = list->items[i];
         if (s->kind == STMT_SEQ)
             plan_caches(gp, &s->seq->body);
-        if (s->kind != STMT_PARALLEL || s->par->depth != 1)
+        if (!thread_loop_1d(gp, s))
             continue;
         const ParallelPlan *pp = block_parallel(gp, s->par);
         for (int v = 0; v < pp->vec_buffers.len; v++) {
@@ -621,7 +763,7 @@ static void plan_caches(GridPlan *gp, const Vec *list)
     }
     for (int i = 0; i < list->len; i++) {
         const IrStmt *s = list->items[i];
-        if (s->kind != STMT_PARALLEL || s->par->depth != 1)
+        if (!thread_loop_1d(gp, s))
             continue;
         ParallelPlan *pp = (ParallelPlan *)block_parallel(gp, s->par);
         int most = MAX_THREAD_ITERATIONS / s->par->vector;
@@ -810,7 +952,7 @@ static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
 bool lower_block(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
-    if (!plan_layouts(gp) || !plan_parallels(gp, &g->body))
+    if (!plan_layouts(gp) || !plan_parallels(gp, &g->body, false))
         return false;
     plan_streams(gp, k);
     plan_caches(gp, &g->body);

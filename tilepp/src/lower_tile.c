@@ -10,8 +10,11 @@
  * multiple of 16 x 16 (two n8 halves, so ldmatrix.x4 feeds B). */
 enum { WARP_TILE_M = 16, WARP_TILE_N = 16 };
 
-/* Accumulator registers a thread may hold before the kernel spills. */
-enum { MAX_ACCUM_PER_THREAD = 128 };
+/* Fragment registers a thread may hold before the kernel spills: a GEMM's
+ * 128 accumulators beside its double-buffered operands, or an attention
+ * block's output, scores and probabilities (samples/flash_attention.c: 133
+ * values, no spills with ptxas in 255 registers; the compile tests check). */
+enum { MAX_ACCUM_PER_THREAD = 160 };
 
 static long long smem_limit(unsigned archs, const char **arch_name)
 {
@@ -172,19 +175,43 @@ static long long accum_budget(int threads)
     return budget < MAX_ACCUM_PER_THREAD ? budget : MAX_ACCUM_PER_THREAD;
 }
 
-/* One warp arrangement for the block, chosen for the gemm's accumulator (or
- * the first fragment), which every fragment must be able to use: fragments
- * share a layout so that copies between them stay in registers. */
-static bool reduces_rows(const Vec *body)
+/* Whether some tile operation of the block (pipelined loops included)
+ * needs whole rows of its fragments on each warp: a reduction of rows into
+ * a 1-D fragment (which combines within its quad, lower_block.c's
+ * LAYOUT_ROWS), or a product whose A operand is a fragment (its rows are
+ * the A operand of the warp that holds them). */
+static bool needs_whole_rows(const Vec *body)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_REDUCE && s->op->dim == 1)
+        if (s->kind == STMT_PIPELINED && needs_whole_rows(&s->pipe->body))
+            return true;
+        if (s->kind != STMT_TILE_OP)
+            continue;
+        if (s->op->kind == TILE_REDUCE && s->op->dim == 1)
+            return true;
+        if (s->op->kind == TILE_GEMM && s->op->a->space == SPACE_FRAGMENT)
             return true;
     }
     return false;
 }
 
+static const IrTileOp *gemm_from_registers(const Vec *body)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        const IrTileOp *op = s->kind == STMT_PIPELINED ? gemm_from_registers(&s->pipe->body)
+                             : s->kind == STMT_TILE_OP ? s->op
+                                                       : NULL;
+        if (op && op->kind == TILE_GEMM && op->a->space == SPACE_FRAGMENT)
+            return op;
+    }
+    return NULL;
+}
+
+/* One warp arrangement for the block, chosen for the gemm's accumulator (or
+ * the first fragment), which every fragment must be able to use: fragments
+ * share a layout so that copies between them stay in registers. */
 static bool plan_warps(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
@@ -216,9 +243,23 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
     if (!lead)
         return true;
     const char *policy = gemm ? gemm->policy : NULL;
-    /* Rows reduced into 1-D fragments: whole rows on each warp, so that a
-     * row combines within its quad (lower_block.c, LAYOUT_ROWS). */
-    bool row_warps = !policy && reduces_rows(&g->body) && arrange_warps(gp, lead->dims[0], lead->dims[1], warps, "row");
+    const IrTileOp *rs = gemm_from_registers(&g->body);
+    if (rs && policy && strcmp(policy, "row") != 0) {
+        error_at(rs->loc,
+                 "the A operand '%s' of this product is a fragment, which each warp holds whole rows of; the block's "
+                 "warp policy '%s' (from its first product) splits rows: use policy(row) or none",
+                 rs->a->name, policy);
+        return false;
+    }
+    bool row_warps =
+        !policy && needs_whole_rows(&g->body) && arrange_warps(gp, lead->dims[0], lead->dims[1], warps, "row");
+    if (rs && !row_warps && !policy) {
+        error_at(rs->loc,
+                 "the A operand '%s' of this product is a fragment, which each warp must hold whole rows of: "
+                 "%lld rows do not split into multiples of %d over the block's %d warps",
+                 rs->a->name, lead->dims[0], WARP_TILE_M, warps);
+        return false;
+    }
     if (!row_warps && !arrange_warps(gp, lead->dims[0], lead->dims[1], warps, policy)) {
         error_at(lead->loc,
                  "cannot share the %lldx%lld fragment '%s' among %d warps%s%s: each warp needs a multiple of %dx%d",

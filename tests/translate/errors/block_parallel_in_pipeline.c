@@ -1,5 +1,5 @@
-// A parallel loop inside a pipelined loop.
-// expect: 21:1: error: '#pragma tile parallel' inside a pipelined loop is not implemented yet in this version of tilepp: put it before or after the loop
+// A parallel loop over the block's threads inside a pipelined loop.
+// expect: 21:1: error: a parallel loop inside a pipelined loop runs over a fragment's elements (each thread its own registers); this one runs over the block's threads: put it before or after the pipelined loop
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

@@ -1,0 +1,85 @@
+/* flash_attention.c — FlashAttention forward, O = softmax(scale * Q K^T) V,
+ * written as a C programmer would write it in the tile language, and its
+ * own CPU reference when compiled as C.
+ *
+ * Q, K, V and O are [batch][heads][seq][HEAD_DIM] half arrays (BHND). Each
+ * block takes BM query rows of one head: Q's tile stays in shared memory,
+ * a pipelined loop walks the keys BN at a time, loading K's and V's tiles;
+ * S = Q K^T is a fragment, masked (keys past the sequence; with `causal`,
+ * keys after the query) and turned into probabilities with the online
+ * softmax (a running row maximum m and row sum l; when the maximum grows,
+ * what was summed so far is rescaled by exp2(m_old - m_new)); P, the
+ * probabilities rounded to half, multiplies V's tile from registers into
+ * the output fragment. The score matrix never touches memory. With
+ * `causal`, the loop stops at the block's last query: the key tiles after
+ * it are all masked, and never loaded.
+ *
+ * The softmax works in base 2: S is scaled by scale * log2(e), so that
+ * exp2f(s - m) is exp(scale * (q.k) - max). A row whose keys are all masked
+ * (none, here: every query sees at least key 0) would keep m = -inf; the
+ * `m == -INFINITY ? 0` guards keep such a row at 0 rather than NaN. */
+#include <math.h>
+#include <tilepp/tile.h>
+
+enum { HEAD_DIM = 128, BM = 64, BN = 64 };
+
+#pragma tile kernel threads(128)
+void flash_attention(int batch, int heads, int seq, int causal, float scale,
+                     const half Q[batch][heads][seq][HEAD_DIM], const half K[batch][heads][seq][HEAD_DIM],
+                     const half V[batch][heads][seq][HEAD_DIM], half O[batch][heads][seq][HEAD_DIM])
+{
+#pragma tile grid
+    for (int b = 0; b < batch; b++)
+        for (int h = 0; h < heads; h++)
+            for (int qb = 0; qb < tile_cdiv(seq, BM); qb++) {
+#pragma tile shared
+                half Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
+#pragma tile fragment
+                float S[BM][BN], Acc[BM][HEAD_DIM], m[BM], m_old[BM], l[BM], rescale[BM], row_sum[BM];
+#pragma tile fragment
+                half P[BM][BN];
+                const float scale_log2 = scale * 1.4426950408889634f;
+                const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
+                tile_load(Qs, Q[b][h], qb * BM, 0, seq, HEAD_DIM);
+                tile_clear(Acc);
+                tile_fill(m, -INFINITY);
+                tile_clear(l);
+#pragma tile pipelined stages(2)
+                for (int kb = 0; kb < tile_cdiv(last_key, BN); kb++) {
+                    tile_load(Ks, K[b][h], kb * BN, 0, seq, HEAD_DIM);
+                    tile_load(Vs, V[b][h], kb * BN, 0, seq, HEAD_DIM);
+                    tile_clear(S);
+                    tile_gemm_nt(Qs, Ks, S);
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        for (int j = 0; j < BN; j++) {
+                            const int key = kb * BN + j, query = qb * BM + i;
+                            S[i][j] = key >= seq || (causal && key > query) ? -INFINITY : S[i][j] * scale_log2;
+                        }
+                    tile_copy(m_old, m);
+                    tile_reduce_max(S, m, 1, 0);
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        rescale[i] = exp2f(m_old[i] - (m[i] == -INFINITY ? 0.0f : m[i]));
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        for (int j = 0; j < BN; j++)
+                            S[i][j] = exp2f(S[i][j] - (m[i] == -INFINITY ? 0.0f : m[i]));
+                    tile_reduce_sum(S, row_sum, 1, 1);
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        l[i] = l[i] * rescale[i] + row_sum[i];
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        for (int j = 0; j < HEAD_DIM; j++)
+                            Acc[i][j] *= rescale[i];
+                    tile_copy(P, S);
+                    tile_gemm(P, Vs, Acc);
+                }
+#pragma tile parallel
+                for (int i = 0; i < BM; i++)
+                    for (int j = 0; j < HEAD_DIM; j++)
+                        Acc[i][j] = l[i] > 0.0f ? Acc[i][j] / l[i] : 0.0f;
+                tile_store(O[b][h], Acc, qb * BM, 0, seq, HEAD_DIM);
+            }
+}

@@ -1,0 +1,59 @@
+/* attention_test.c — samples/flash_attention.c (two products in one
+ * pipelined loop, the second with its A operand from registers; online
+ * softmax on fragments of rows) against its CPU run: ragged sequence
+ * lengths (not multiples of the 64-row blocks), one key tile and many,
+ * causal and not, a soft softmax (scale 1/sqrt(d)) and a sharp one (scale
+ * 1: scores up to ~40, where the running maximum changes from tile to tile
+ * and the rescaling matters), batches and heads (the slices Q[b][h]).
+ *
+ * Tolerance: both runs round P to half before the second product and O to
+ * half at the end; they differ by exp2f's last bits (device and libm),
+ * which can move a P value by one half ulp (~5e-4), and by the order of
+ * the sums (the GPU adds a row's probabilities in a tree). Norm-wise the
+ * H200 gives 1e-5 to 6e-5; 1e-3 leaves room for rounding and catches any
+ * wrong tile, row or mask.
+ *
+ * Prints one line per case and "N passed, N failed"; exits 0 when all
+ * passed, 1 otherwise, 77 (SKIPPED) without a CUDA device. */
+#include "gpu_check.h"
+
+#include <math.h>
+
+#include "flash_attention.tile.h"
+
+enum { HEAD_DIM = 128 };
+
+/* The CPU reference, compiled from samples/flash_attention.c by the C compiler. */
+void flash_attention(int batch, int heads, int seq, int causal, float scale,
+                     const half Q[batch][heads][seq][HEAD_DIM], const half K[batch][heads][seq][HEAD_DIM],
+                     const half V[batch][heads][seq][HEAD_DIM], half O[batch][heads][seq][HEAD_DIM]);
+
+#define TOL_ATTENTION 1e-3
+
+static void test_attention(int batch, int heads, int seq, int causal, float scale)
+{
+    gc_case c;
+    gc_begin(&c);
+    size_t n = (size_t)batch * heads * seq * HEAD_DIM;
+    gc_buf *q = gc_in(&c, GC_F16, n, 0), *k = gc_in(&c, GC_F16, n, 0), *v = gc_in(&c, GC_F16, n, 0);
+    gc_buf *o = gc_out(&c, GC_F16, n, 0, TOL_ATTENTION);
+    flash_attention(batch, heads, seq, causal, scale, q->host, k->host, v->host, o->host);
+    gc_finish(&c, flash_attention_gpu(batch, heads, seq, causal, scale, q->dev, k->dev, v->dev, o->dev),
+              "attention b%d h%d n%d%s scale %.3g", batch, heads, seq, causal ? " causal" : "", scale);
+}
+
+int main(void)
+{
+    gc_require_gpu();
+    const float soft = 1.0f / sqrtf((float)HEAD_DIM), sharp = 1.0f;
+    const int seqs[] = {1, 17, 64, 65, 128, 200, 511};
+    for (size_t i = 0; i < sizeof seqs / sizeof seqs[0]; i++)
+        for (int causal = 0; causal < 2; causal++) {
+            test_attention(1, 2, seqs[i], causal, soft);
+            test_attention(2, 1, seqs[i], causal, sharp);
+        }
+    test_attention(2, 3, 1000, 0, soft);
+    test_attention(2, 3, 1000, 1, sharp);
+    test_attention(1, 2, 2048, 1, soft);
+    return gc_summary();
+}
