@@ -1,0 +1,95 @@
+"""bench_attention.py — samples/flash_attention.c against PyTorch's
+scaled_dot_product_attention (flash and cuDNN backends), in one process on
+the same GPU.
+
+    python3 bench/bench_attention.py build/bench/libbench_attention.so
+
+The tilepp launcher comes from the shared library that bench/CMakeLists.txt
+builds from the sample (flash_attention_gpu, called through ctypes on the
+default stream, which is PyTorch's current stream here). Each figure is the
+median of CUDA-event timings after warm-up, rotating over several input sets
+so that L2 does not keep one set's K and V. FLOPs = 4 B H N^2 D, halved
+for causal. Before timing, each configuration checks tilepp's output
+against SDPA's (relative Frobenius error). Results go to bench/RESULTS.md by
+hand."""
+import ctypes
+import math
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+HEAD_DIM = 128  # the sample's head dimension
+SETS, WARMUP, REPS = 4, 5, 30
+
+
+def timed(fn, sets):
+    for i in range(WARMUP):
+        fn(*sets[i % len(sets)])
+    times = []
+    for i in range(REPS):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        args = sets[i % len(sets)]
+        start.record()
+        fn(*args)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def main():
+    lib = ctypes.CDLL(sys.argv[1])
+    launch = lib.flash_attention_gpu
+    launch.restype = ctypes.c_int
+    launch.argtypes = [ctypes.c_int] * 4 + [ctypes.c_float] + [ctypes.c_void_p] * 4
+    shapes = [(8, 16, 1024), (4, 32, 4096), (1, 32, 8192), (16, 16, 2048)]
+    print(f"device: {torch.cuda.get_device_name()}, head dim {HEAD_DIM}, fp16, BHND")
+    print("  B  H     N causal |  tilepp ms TFLOP/s | flash ms TFLOP/s | cudnn ms TFLOP/s | vs flash vs cudnn | rel err")
+    for b, h, n in shapes:
+        for causal in (False, True):
+            scale = 1.0 / math.sqrt(HEAD_DIM)
+            sets = []
+            for _ in range(SETS):
+                q, k, v = (torch.randn(b, h, n, HEAD_DIM, device="cuda", dtype=torch.float16) for _ in range(3))
+                sets.append((q, k, v, torch.full_like(q, float("nan"))))
+
+            def tilepp(q, k, v, o):
+                err = launch(b, h, n, int(causal), scale, q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr())
+                if err:
+                    raise RuntimeError(f"flash_attention_gpu: error {err}")
+
+            def backend(kind):
+                def run(q, k, v, o):
+                    with sdpa_kernel([kind]):
+                        o.copy_(F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale))
+                return run
+
+            q, k, v, o = sets[0]
+            tilepp(q, k, v, o)
+            with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+            rel = ((o.float() - ref.float()).norm() / ref.float().norm()).item()
+            flops = 4.0 * b * h * n * n * HEAD_DIM / (2 if causal else 1)
+            t_tile = timed(tilepp, sets)
+            # SDPA without the copy into o: time the kernel alone
+            def plain(kind):
+                def run(q, k, v, o):
+                    with sdpa_kernel([kind]):
+                        F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+                return run
+            t_flash = timed(plain(SDPBackend.FLASH_ATTENTION), sets)
+            try:
+                t_cudnn = timed(plain(SDPBackend.CUDNN_ATTENTION), sets)
+            except RuntimeError:
+                t_cudnn = float("nan")
+            tf = lambda t: flops / t / 1e9
+            print(f"{b:3d} {h:2d} {n:5d} {str(causal):>6} | {t_tile:9.3f} {tf(t_tile):8.1f} | {t_flash:8.3f} "
+                  f"{tf(t_flash):8.1f} | {t_cudnn:8.3f} {tf(t_cudnn):8.1f} | {t_flash / t_tile:8.2f} "
+                  f"{t_cudnn / t_tile:8.2f} | {rel:.1e}")
+
+
+if __name__ == "__main__":
+    main()
