@@ -358,7 +358,7 @@ void row_scale_shift(int M, int N, float floor_value, const float X[M][N], float
 /* A GEMM whose epilogue is a row softmax over the output tile (N at most
  * 64, one tile across): the product stays in registers until the store. */
 #pragma tile kernel threads(128)
-void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N])
+void gemm_softmax_64(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N])
 {
 #pragma tile grid
     for (int by = 0; by < tile_cdiv(M, 64); by++) {

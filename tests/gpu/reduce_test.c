@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "gemm_softmax.tile.h"
 #include "layernorm.tile.h"
 #include "normalize.tile.h"
 #include "reduce_kernels.tile.h"
@@ -46,7 +47,8 @@ void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const h
 void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]);
 void fragment_softmax(int M, int N, const float X[M][N], float Y[M][N]);
 void row_scale_shift(int M, int N, float floor_value, const float X[M][N], float Y[M][N]);
-void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
+void gemm_softmax_64(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
+void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], half P[M][N]);
 void row_max_store(int M, int N, float shift, const float X[M][N], float mx[M], float shifted[M]);
 void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const bfloat16 B[K][N1],
                      const bfloat16 D[N2][N1], float C[M][N2]);
@@ -176,8 +178,19 @@ static void test_gemm_softmax(int M, int N, int K)
     gc_begin(&c);
     gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
     gc_buf *out = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG);
+    gemm_softmax_64(M, N, K, a->host, b->host, out->host);
+    gc_finish(&c, gemm_softmax_64_gpu(M, N, K, a->dev, b->dev, out->dev), "gemm_softmax_64 %dx%dx%d", M, N, K);
+}
+
+/* samples/gemm_softmax.c: 128 x 256 tiles, half out. */
+static void test_gemm_softmax_sample(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *out = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_HALF);
     gemm_softmax(M, N, K, a->host, b->host, out->host);
-    gc_finish(&c, gemm_softmax_gpu(M, N, K, a->dev, b->dev, out->dev), "gemm_softmax %dx%dx%d", M, N, K);
+    gc_finish(&c, gemm_softmax_gpu(M, N, K, a->dev, b->dev, out->dev), "gemm_softmax (sample) %dx%dx%d", M, N, K);
 }
 
 static void test_row_max_store(int M, int N, data_kind kind)
@@ -414,6 +427,9 @@ int main(int argc, char **argv)
     static const int gs_shapes[][3] = {{1, 1, 8}, {64, 64, 32}, {200, 50, 136}, {512, 64, 256}, {300, 64, 40}};
     for (size_t i = 0; i < sizeof gs_shapes / sizeof *gs_shapes; i++)
         test_gemm_softmax(gs_shapes[i][0], gs_shapes[i][1], gs_shapes[i][2]);
+    static const int sample_shapes[][3] = {{1, 1, 8}, {128, 256, 64}, {300, 200, 136}, {1000, 256, 512}, {257, 64, 40}};
+    for (size_t i = 0; i < sizeof sample_shapes / sizeof *sample_shapes; i++)
+        test_gemm_softmax_sample(sample_shapes[i][0], sample_shapes[i][1], sample_shapes[i][2]);
     test_half_fragment_scale(1, 1);
     test_half_fragment_scale(100, 77);
     test_half_fragment_scale(256, 96);

@@ -1,0 +1,164 @@
+/* bench_gemm_softmax.c — a GEMM with a row softmax in its epilogue
+ * (samples/gemm_softmax.c: P = softmax(A B), the softmax on the accumulator
+ * in registers) side by side, in one process and in turns (bench_pair), with
+ *
+ *   - the unfused pair: cuBLAS (cublasGemmEx, fp32 accumulation, fp16 out)
+ *     into a temporary, then samples/softmax.c's softmax_f16 kernel, and
+ *   - cuBLAS's GEMM alone (what the pair spends on the product),
+ *
+ * at shapes whose rows fit one tile (N <= 256), fp16. TFLOP/s count the
+ * product's 2MNK only. The fused kernel is checked first against its own
+ * CPU run at a ragged shape, and against the unfused pair at each timed
+ * shape. Prints a markdown table (bench/RESULTS.md). Without a CUDA device
+ * prints "SKIPPED: ..." and exits 77. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_util.h"
+#include "cublas_ref.h"
+#include "gemm_softmax.tile.h"
+#include "softmax.tile.h"
+
+void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], half P[M][N]);
+
+static cublasHandle_t blas;
+
+/* One buffer set: A | B | P | T (the unfused pair's temporary). */
+typedef struct {
+    int M, N, K, nsets;
+    size_t a_bytes, b_bytes, p_bytes;
+    char **base;
+} problem;
+
+enum { PART_A, PART_B, PART_P, PART_T };
+
+static void *part(const problem *p, int set, int which)
+{
+    size_t off[4] = {0, p->a_bytes, p->a_bytes + p->b_bytes, p->a_bytes + p->b_bytes + p->p_bytes};
+    return p->base[set] + off[which];
+}
+
+static cudaError_t run_fused(void *ctx, int set)
+{
+    const problem *p = ctx;
+    return gemm_softmax_gpu(p->M, p->N, p->K, part(p, set, PART_A), part(p, set, PART_B), part(p, set, PART_P));
+}
+
+static cudaError_t run_gemm(void *ctx, int set)
+{
+    const problem *p = ctx;
+    cublasStatus_t st = cr_gemm(blas, 0, 0, p->M, p->N, p->K, part(p, set, PART_A), CUDA_R_16F, part(p, set, PART_B),
+                                CUDA_R_16F, part(p, set, PART_T), CUDA_R_16F);
+    return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+}
+
+static cudaError_t run_unfused(void *ctx, int set)
+{
+    const problem *p = ctx;
+    cudaError_t err = run_gemm(ctx, set);
+    return err != cudaSuccess ? err : softmax_f16_gpu(p->M, p->N, p->N, part(p, set, PART_T), part(p, set, PART_P));
+}
+
+static void alloc_problem(problem *p, int M, int N, int K, int nsets)
+{
+    p->M = M, p->N = N, p->K = K;
+    p->a_bytes = ((size_t)M * K * sizeof(half) + 255) / 256 * 256;
+    p->b_bytes = ((size_t)K * N * sizeof(half) + 255) / 256 * 256;
+    p->p_bytes = ((size_t)M * N * sizeof(half) + 255) / 256 * 256;
+    size_t set = p->a_bytes + p->b_bytes + 2 * p->p_bytes;
+    p->nsets = nsets ? nsets : bench_sets(set);
+    p->base = su_xmalloc((size_t)p->nsets * sizeof *p->base);
+    su_rng rng = su_rng_seed((uint64_t)M * 7 + (uint64_t)N * 3 + (uint64_t)K);
+    half *host = su_xmalloc(p->a_bytes + p->b_bytes);
+    su_fill_f16(host, (p->a_bytes + p->b_bytes) / sizeof(half), &rng);
+    for (int i = 0; i < p->nsets; i++) {
+        SU_CHECK(cudaMalloc((void **)&p->base[i], set));
+        SU_CHECK(cudaMemcpy(p->base[i], host, p->a_bytes + p->b_bytes, cudaMemcpyHostToDevice));
+    }
+    free(host);
+}
+
+static void free_problem(problem *p)
+{
+    for (int i = 0; i < p->nsets; i++)
+        SU_CHECK(cudaFree(p->base[i]));
+    free(p->base);
+}
+
+/* P of set 0 after fn, poisoned before. */
+static half *result(problem *p, bench_fn fn)
+{
+    half *out = su_xmalloc(p->p_bytes);
+    SU_CHECK(su_poison_device(part(p, 0, PART_P), p->p_bytes));
+    SU_CHECK(fn(p, 0));
+    SU_CHECK(cudaDeviceSynchronize());
+    SU_CHECK(cudaMemcpy(out, part(p, 0, PART_P), p->p_bytes, cudaMemcpyDeviceToHost));
+    return out;
+}
+
+/* The fused kernel against its CPU run at a shape no tile divides. */
+static int check_cpu(void)
+{
+    problem p;
+    int M = 300, N = 200, K = 136;
+    alloc_problem(&p, M, N, K, 1);
+    half *a = su_xmalloc(p.a_bytes), *b = su_xmalloc(p.b_bytes), *ref = su_xmalloc(p.p_bytes);
+    SU_CHECK(cudaMemcpy(a, part(&p, 0, PART_A), p.a_bytes, cudaMemcpyDeviceToHost));
+    SU_CHECK(cudaMemcpy(b, part(&p, 0, PART_B), p.b_bytes, cudaMemcpyDeviceToHost));
+    gemm_softmax(M, N, K, (const half(*)[K])a, (const half(*)[N])b, (half(*)[N])ref);
+    half *out = result(&p, run_fused);
+    double err = su_rel_err_f16(out, ref, (size_t)M * N);
+    printf("check: fused %dx%dx%d against its CPU run: relative error %.2e\n\n", M, N, K, err);
+    free(a), free(b), free(ref), free(out);
+    free_problem(&p);
+    return !(err < 1e-2);
+}
+
+static int bench_shape(int M, int N, int K)
+{
+    problem p;
+    alloc_problem(&p, M, N, K, 0);
+    half *fused = result(&p, run_fused), *unfused = result(&p, run_unfused);
+    double err = su_rel_err_f16(fused, unfused, (size_t)M * N);
+    free(fused), free(unfused);
+    if (!(err < 1e-2)) {
+        printf("| %6d x %3d x %5d | WRONG RESULT: fused vs unfused relative error %.3g; not timed |\n", M, N, K, err);
+        free_problem(&p);
+        return 1;
+    }
+    bench_result f1, unf, f2, gemm;
+    bench_pair(run_fused, &p, run_unfused, &p, p.nsets, &f1, &unf);
+    bench_pair(run_fused, &p, run_gemm, &p, p.nsets, &f2, &gemm);
+    double flop = 2.0 * M * N * K;
+#define TF(r) (flop / ((r).median_ms * 1e-3) / 1e12)
+    printf("| %6d x %3d x %5d | %8.1f | %8.1f | %5.2f | %8.1f | %5.2f | %2.0e |\n", M, N, K, TF(f1), TF(unf),
+           unf.median_ms / f1.median_ms, TF(gemm), gemm.median_ms / f2.median_ms, err);
+#undef TF
+    fflush(stdout);
+    free_problem(&p);
+    return 0;
+}
+
+int main(void)
+{
+    char reason[256];
+    if (!su_gpu_available(reason, sizeof reason)) {
+        printf("SKIPPED: no CUDA device (%s)\n", reason);
+        return SU_EXIT_SKIP;
+    }
+    CR_CHECK(cublasCreate(&blas));
+    bench_print_header(stdout, "tilepp GEMM + row softmax (fused) vs cuBLAS GEMM then a softmax kernel");
+    printf("TFLOP/s = 2MNK / median time (%d batches, in turns); buffer sets rotate over %dx the L2.\n"
+           "fused: samples/gemm_softmax.c; unfused: cublasGemmEx (fp16 out) then samples/softmax.c's\n"
+           "softmax_f16; speed-ups are time ratios (above 1: fused faster).\n\n",
+           BENCH_REPS, BENCH_L2_FACTOR);
+    int failures = check_cpu();
+    printf("| M x N x K            | fused TFLOP/s | unfused | unfused/fused | cuBLAS GEMM alone | gemm/fused | err |\n");
+    printf("|----------------------|------:|------:|------:|------:|------:|------:|\n");
+    static const int shapes[][3] = {{16384, 256, 4096}, {65536, 256, 1024}, {131072, 128, 512}, {32768, 200, 2048}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        failures += bench_shape(shapes[i][0], shapes[i][1], shapes[i][2]);
+    CR_CHECK(cublasDestroy(blas));
+    return failures ? 1 : 0;
+}
