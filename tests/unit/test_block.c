@@ -361,6 +361,62 @@ static void fragment_layouts(void **state)
     assert_int_equal(gp->syncs.len, 0); /* registers only, and global reads */
 }
 
+/* Row fragments: the layout pass follows a reduction's result through a
+ * copy and a 1-D loop to fragments that only those touch, gives them the
+ * rows of the reduced fragment, and runs the 1-D loop on them; a product
+ * whose A operand is a fragment stacks the warps along the rows. */
+static void row_fragments(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower("#include <math.h>\n"
+                            "#include <tilepp/tile.h>\n"
+                            "#pragma tile kernel threads(128)\n"
+                            "void k(int M, const half A[M][64], const half B[64][64], float Y[M][64])\n"
+                            "{\n"
+                            "#pragma tile grid\n"
+                            "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+                            "#pragma tile shared\n"
+                            "        half As[64][64], Bs[64][64];\n"
+                            "#pragma tile fragment\n"
+                            "        float S[64][64], O[64][64], m[64], old[64], d[64], w[64];\n"
+                            "#pragma tile fragment\n"
+                            "        half P[64][64];\n"
+                            "        tile_load(As, A, by * 64, 0, M, 64);\n"
+                            "        tile_load(Bs, B, 0, 0, 64, 64);\n"
+                            "        tile_clear(S);\n"
+                            "        tile_gemm(As, Bs, S);\n"
+                            "        tile_fill(m, -INFINITY);\n"
+                            "        tile_copy(old, m);\n"
+                            "        tile_reduce_max(S, m, 1, 0);\n"
+                            "#pragma tile parallel\n"
+                            "        for (int i = 0; i < 64; i++)\n"
+                            "            d[i] = expf(old[i] - m[i]);\n"
+                            "        tile_clear(w);\n"
+                            "        tile_copy(P, S);\n"
+                            "        tile_clear(O);\n"
+                            "        tile_gemm(P, Bs, O);\n"
+                            "        tile_store(Y, O, by * 64, 0, M, 64);\n"
+                            "    }\n"
+                            "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "k", 0);
+    assert_int_equal(gp->warps_n, 1); /* P's rows are the A operand of the warp that holds them */
+    int rows = 0;
+    for (int i = 0; i < gp->layouts.len; i++) {
+        const FragLayout *l = gp->layouts.items[i];
+        const char *name = l->frag->name;
+        bool is_rows = strcmp(name, "m") == 0 || strcmp(name, "old") == 0 || strcmp(name, "d") == 0;
+        assert_int_equal(l->kind, is_rows ? LAYOUT_ROWS : l->frag->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD);
+        if (is_rows)
+            assert_string_equal(l->of->name, "S"), rows++;
+    }
+    assert_int_equal(rows, 3); /* w is used by no row operation: it stays spread */
+    const ParallelPlan *pp = gp->parallels.items[0];
+    assert_non_null(pp->layout);
+    assert_int_equal(pp->layout->kind, LAYOUT_ROWS);
+}
+
 /* No registers across loops whose bounds change between them, or for a
  * buffer the block writes. */
 static void no_registers_between_loops(void **state)
@@ -448,6 +504,7 @@ int main(void)
         UNIT_TEST(registers_between_loops),
         UNIT_TEST(teams_and_streams),
         UNIT_TEST(fragment_layouts),
+        UNIT_TEST(row_fragments),
         UNIT_TEST(no_registers_between_loops),
         UNIT_TEST(reductions_over_the_grid),
     };
