@@ -31,7 +31,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test mma_test mma90_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test mma_test mma90_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
@@ -45,7 +45,7 @@ for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample ro
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
 if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
-    for t in gpu_samples_test gemm_test tile_ops_test; do
+    for t in gpu_samples_test gemm_test tile_ops_test attention_test; do
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t"
     done
@@ -53,6 +53,8 @@ if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
     # and the planner its own between a block's statements
     have tile_ops_test && step "racecheck-tile_ops_test" racecheck-tile_ops_test.log \
         compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 1 "$bin/tile_ops_test"
+    have attention_test && step "racecheck-attention_test" racecheck-attention_test.log \
+        compute-sanitizer --tool racecheck --racecheck-report hazard --error-exitcode 1 "$bin/attention_test"
     for tool in memcheck racecheck synccheck; do
         have reduce_test && step "$tool-reduce_test" "$tool-reduce_test.log" \
             compute-sanitizer --tool $tool --error-exitcode 1 "$bin/reduce_test" --small
@@ -65,17 +67,21 @@ if command -v cuobjdump >/dev/null; then
             grep -oE '(LDG|STG)\.E(\.[A-Z0-9]+)*|HMMA\.[0-9A-Z.]+|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|HGMMA\.[0-9A-Zx.]+|UTMALDG[.A-Z0-9]*|UTMASTG[.A-Z0-9]*|SYNCS[.A-Z0-9]*' |
             sort | uniq -c; done"
 fi
-for bench in bench_vector_add bench_rows bench_gemm bench_epilogue; do
+for bench in bench_vector_add bench_rows bench_gemm bench_epilogue bench_gemm_softmax; do
     have "$bench" && step "$bench" "$bench.md" "$bin/$bench"
 done
 have bench_gemm && step "bench_gemm (TILEPP_PATH=sm80)" bench_gemm_sm80.md env TILEPP_PATH=sm80 "$bin/bench_gemm"
 have mma90_test && step "mma90_test bench" mma90_bench.md "$bin/mma90_test" bench
+# FlashAttention against PyTorch SDPA, where the folder has the library and PyTorch is there
+if [ -f "$bin/libbench_attention.so" ] && python3 -c "import torch" 2>/dev/null; then
+    step bench_attention bench_attention.md python3 "$(dirname "$0")/../../bench/bench_attention.py" "$bin/libbench_attention.so"
+fi
 
 echo "== summary"
 for i in "${!names[@]}"; do
     printf '%-28s %s\n' "${names[$i]}" "${results[$i]}"
 done
 for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
-    tile_ops_test_sm90 reduce_test reduce_test_sm80 mma_test mma90_test; do
+    tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test mma_test mma90_test; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done
