@@ -444,3 +444,51 @@ void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const
             tile_store(C, Cf, by * 64, bx * 64, M, N2);
         }
 }
+
+/* Reductions of shared tiles: column statistics of X accumulated over its
+ * row tiles (clear = 0), into a 1-D shared tile and a 1-D fragment. One
+ * thread a column, in row order: the CPU's order, so the same bits. */
+#pragma tile kernel threads(128)
+void column_stats(int M, int N, const half X[M][N], float col_absmax[N], float col_min[N])
+{
+#pragma tile grid
+    for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile shared
+        half T[64][64];
+#pragma tile shared
+        float amax[64];
+#pragma tile fragment
+        float cmin[64];
+        tile_clear(amax);
+        tile_fill(cmin, INFINITY);
+#pragma tile pipelined stages(2)
+        for (int rb = 0; rb < tile_cdiv(M, 64); rb++) {
+            tile_load(T, X, rb * 64, bx * 64, M, N);
+            tile_reduce_absmax(T, amax, 0, 0);
+            tile_reduce_min(T, cmin, 0, 0);
+        }
+        tile_store(col_absmax, amax, bx * 64, N);
+        tile_store(col_min, cmin, bx * 64, N);
+    }
+}
+
+/* Row sums of a shared tile into a half 1-D fragment (rounded once, at the
+ * end of each call), accumulated over the column tiles. */
+#pragma tile kernel threads(64)
+void row_sums_shared(int M, int N, const bfloat16 X[M][N], half sums[M])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 32); by++) {
+#pragma tile shared
+        bfloat16 T[32][64];
+#pragma tile fragment
+        half s[32];
+        tile_clear(s);
+#pragma tile pipelined stages(3)
+        for (int cb = 0; cb < tile_cdiv(N, 64); cb++) {
+            tile_load(T, X, by * 32, cb * 64, M, N);
+            tile_reduce_sum(T, s, 1, 0);
+        }
+        tile_store(sums, s, by * 32, M);
+    }
+}

@@ -52,6 +52,8 @@ void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], h
 void row_max_store(int M, int N, float shift, const float X[M][N], float mx[M], float shifted[M]);
 void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const bfloat16 B[K][N1],
                      const bfloat16 D[N2][N1], float C[M][N2]);
+void column_stats(int M, int N, const half X[M][N], float col_absmax[N], float col_min[N]);
+void row_sums_shared(int M, int N, const bfloat16 X[M][N], half sums[M]);
 void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
                  float inv_rms[rows]);
 
@@ -218,6 +220,30 @@ static void test_chain_gemm(int M, int K, int N1, int N2)
     chain_gemm_bf16(M, K, N1, N2, a->host, b->host, d->host, out->host);
     gc_finish(&c, chain_gemm_bf16_gpu(M, K, N1, N2, a->dev, b->dev, d->dev, out->dev), "chain_gemm_bf16 %dx%dx%dx%d",
               M, K, N1, N2);
+}
+
+/* Shared-tile reductions take each line in index order, as the CPU does:
+ * the same operations in the same order, so exact (half sums too: both
+ * round once per call). */
+static void test_column_stats(int M, int N, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F16, (size_t)M * N, 0);
+    shape_input(x, M, N, N, kind);
+    gc_buf *amax = gc_out(&c, GC_F32, (size_t)N, 0, TOL_EXACT), *cmin = gc_out(&c, GC_F32, (size_t)N, 0, TOL_EXACT);
+    column_stats(M, N, x->host, amax->host, cmin->host);
+    gc_finish(&c, column_stats_gpu(M, N, x->dev, amax->dev, cmin->dev), "column_stats %dx%d %s", M, N,
+              data_names[kind]);
+}
+
+static void test_row_sums_shared(int M, int N)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_BF16, (size_t)M * N, 0), *sums = gc_out(&c, GC_F16, (size_t)M, 0, TOL_EXACT);
+    row_sums_shared(M, N, x->host, sums->host);
+    gc_finish(&c, row_sums_shared_gpu(M, N, x->dev, sums->dev), "row_sums_shared %dx%d", M, N);
 }
 
 static void test_layernorm(int rows, int cols)
@@ -440,6 +466,12 @@ int main(int argc, char **argv)
         test_row_max_store(store_shapes[i][0], store_shapes[i][1], DATA_RANDOM);
     test_row_max_store(90, 128, DATA_NEG_INF);
     test_row_max_store(90, 128, DATA_LARGE);
+    static const int shared_shapes[][2] = {{1, 1}, {64, 64}, {100, 70}, {1000, 130}, {33, 300}};
+    for (size_t i = 0; i < sizeof shared_shapes / sizeof *shared_shapes; i++) {
+        test_column_stats(shared_shapes[i][0], shared_shapes[i][1], DATA_RANDOM);
+        test_row_sums_shared(shared_shapes[i][0], shared_shapes[i][1]);
+    }
+    test_column_stats(200, 100, DATA_LARGE);
     static const int chain_shapes[][4] = {{1, 8, 8, 1}, {64, 32, 64, 64}, {100, 72, 40, 130}, {300, 256, 64, 200}};
     for (size_t i = 0; i < sizeof chain_shapes / sizeof *chain_shapes; i++) {
         const int *e = chain_shapes[i];

@@ -767,18 +767,12 @@ __device__ __forceinline__ void mma_rs(const accum<BM, BK, WM, 1> &P, const smem
     constexpr bool BF16 = element<T>::bf16;
     const int lane = (int)threadIdx.x & 31;
     const uint32_t bbase = ptx::smem_addr(B.ptr);
-
-    uint32_t b[2][NJ][4];
-#pragma unroll
-    for (int nj = 0; nj < NJ; nj++)
-        detail::load_b<B_KMAJOR, BTile>(b[0][nj], bbase, nj * 16, 0, lane);
+    /* B's fragments one n16 pair at a time, not double-buffered as in mma:
+     * beside C and P, a whole k-step of them (4 NJ registers, twice) would
+     * not fit; the code is unrolled, so the compiler still issues the
+     * ldmatrix of the next pair ahead of the products of this one. */
 #pragma unroll
     for (int kk = 0; kk < KSTEPS; kk++) {
-        const int cur = kk & 1, nxt = cur ^ 1;
-        if (kk + 1 < KSTEPS)
-#pragma unroll
-            for (int nj = 0; nj < NJ; nj++)
-                detail::load_b<B_KMAJOR, BTile>(b[nxt][nj], bbase, nj * 16, (kk + 1) * 16, lane);
         uint32_t a[MI][4];
 #pragma unroll
         for (int mi = 0; mi < MI; mi++) {
@@ -787,7 +781,16 @@ __device__ __forceinline__ void mma_rs(const accum<BM, BK, WM, 1> &P, const smem
                                               pair::make(hi[0], hi[1]), pair::make(hi[2], hi[3])};
             memcpy(a[mi], h, sizeof a[mi]);
         }
-        detail::mma_frags<BF16>(C.v, a, b[cur]);
+#pragma unroll
+        for (int nj = 0; nj < NJ; nj++) {
+            uint32_t b[4];
+            detail::load_b<B_KMAJOR, BTile>(b, bbase, nj * 16, kk * 16, lane);
+#pragma unroll
+            for (int mi = 0; mi < MI; mi++)
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+                    ptx::mma_16816<BF16>(&C.v[(mi * acc::NI + 2 * nj + h) * 4], a[mi], b[2 * h], b[2 * h + 1]);
+        }
     }
 }
 
@@ -875,6 +878,47 @@ __device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_S
             part[s] = tile_combine<OP>(part[s], tile_shfl_xor(part[s], mask));
         dst.v[s] = clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]);
     }
+}
+
+/* tile_reduce_*(src, dst, DIM, clear) of a 2-D shared tile (smem_tile):
+ * dst[e] combines row e (DIM 1) or column e (DIM 0) of src, of |x| with
+ * ABS, from the identity when clear is nonzero, else from dst[e]. One
+ * thread takes each element of dst and combines its row or column in index
+ * order, as tile.h's CPU version does: the same float operations in the
+ * same order, so the same bits. dst: a 1-D fragment spread over the block
+ * (vec_frag, whose element e this very thread holds), written rounded to
+ * TD; or a 1-D shared tile (smem_vec). The caller puts the barriers. */
+namespace detail
+{
+template <int OP, bool ABS, int DIM, typename Tile> __device__ __forceinline__ float reduce_line(const Tile &src, int e, float acc)
+{
+    constexpr int LEN = DIM == 1 ? Tile::cols : Tile::rows;
+    for (int k = 0; k < LEN; k++) {
+        const float x = (float)(DIM == 1 ? src(e, k) : src(k, e));
+        acc = tile_combine<OP>(acc, ABS ? fabsf(x) : x);
+    }
+    return acc;
+}
+} // namespace detail
+
+template <int OP, bool ABS, int DIM, typename TD, int THREADS, typename Tile, int L>
+__device__ __forceinline__ void reduce_shared(const Tile &src, vec_frag<L, THREADS> &dst, bool clear)
+{
+    static_assert(L == (DIM == 1 ? Tile::rows : Tile::cols), "tile80::reduce_shared: dst has one value a line");
+#pragma unroll
+    for (int s = 0; s < vec_frag<L, THREADS>::SLOTS; s++) {
+        const int e = (int)threadIdx.x + s * THREADS;
+        if (L % THREADS == 0 || e < L)
+            dst.v[s] = (float)(TD)detail::reduce_line<OP, ABS, DIM>(src, e, clear ? tile_identity<OP, float>() : dst.v[s]);
+    }
+}
+
+template <int OP, bool ABS, int DIM, typename TD, int THREADS, typename Tile, typename T, int L>
+__device__ __forceinline__ void reduce_shared(const Tile &src, const smem_vec<T, L> &dst, bool clear)
+{
+    static_assert(L == (DIM == 1 ? Tile::rows : Tile::cols), "tile80::reduce_shared: dst has one value a line");
+    for (int e = (int)threadIdx.x; e < L; e += THREADS)
+        dst.ptr[e] = (T)detail::reduce_line<OP, ABS, DIM>(src, e, clear ? tile_identity<OP, float>() : (float)dst.ptr[e]);
 }
 
 /* Every element of a shared tile (smem_tile or smem_vec), spread over the

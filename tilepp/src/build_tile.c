@@ -441,8 +441,9 @@ static bool build_copy(OpBuild *ob)
 }
 
 /* tile_reduce_OP(src, dst, dim, clear) as tile.h defines it; on the GPU,
- * for now, a 2-D fragment's rows into a 1-D fragment (lowering gives dst
- * the rows' layout). */
+ * a 2-D fragment's rows into a 1-D fragment (lowering gives dst the rows'
+ * layout), or a 2-D shared tile's rows or columns into a 1-D fragment or
+ * shared tile. */
 static bool build_reduce(OpBuild *ob, const TileOpName *name)
 {
     IrTileOp *op = ob->op;
@@ -471,11 +472,26 @@ static bool build_reduce(OpBuild *ob, const TileOpName *name)
                  name->name, op->src->dims[0], op->src->dims[1], dim, n, op->dst->name, op->dst->dims[0]);
         return false;
     }
+    if (op->dst->space != SPACE_FRAGMENT && op->dst->space != SPACE_SHARED) {
+        error_at(op->loc, "'%s': dst '%s' must be a 1-D fragment or shared tile", name->name, op->dst->name);
+        return false;
+    }
+    if (op->src->space == SPACE_SHARED) { /* one thread a line, in index order (tile80::reduce_shared) */
+        bool floating = op->src->elem.kind == SCALAR_FLOAT || op->src->elem.kind == SCALAR_HALF ||
+                        op->src->elem.kind == SCALAR_BF16;
+        if (!floating) {
+            error_at(op->loc, "'%s' on the GPU reduces shared tiles of float, half or bfloat16; '%s' holds %s",
+                     name->name, op->src->name, op->src->elem.spelling);
+            return false;
+        }
+        return true;
+    }
     if (op->src->space != SPACE_FRAGMENT || op->dst->space != SPACE_FRAGMENT || dim != 1) {
         error_at(op->loc,
-                 "'%s' on the GPU takes a 2-D fragment's rows (dim 1) into a 1-D fragment in this version "
-                 "of tilepp (shared tiles and dim 0 are not implemented yet)",
-                 name->name);
+                 "'%s' of fragment '%s' on the GPU takes its rows (dim 1) into a 1-D fragment in this version of "
+                 "tilepp; for columns (dim 0) or into a shared tile, tile_copy the fragment into a shared tile and "
+                 "reduce that",
+                 name->name, op->src->name);
         return false;
     }
     return true;

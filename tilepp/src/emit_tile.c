@@ -239,8 +239,13 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
         put_copy(bl, op, indent);
         break;
     case TILE_REDUCE:
-        putf(o, "%stile80::reduce_rows<%s, %s>(%s, %s, (%s) != 0);\n", indent, reduce_op_enum(op->reduce),
-             op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear);
+        if (op->src->space == SPACE_SHARED)
+            putf(o, "%stile80::reduce_shared<%s, %s, %d, %s, %d>(%s, %s, (%s) != 0);\n", indent,
+                 reduce_op_enum(op->reduce), op->reduce_abs ? "true" : "false", op->dim, elem(op->dst), bl->k->threads,
+                 staged(bl, op->src), op->dst->space == SPACE_SHARED ? staged(bl, op->dst) : op->dst->name, op->clear);
+        else
+            putf(o, "%stile80::reduce_rows<%s, %s>(%s, %s, (%s) != 0);\n", indent, reduce_op_enum(op->reduce),
+                 op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear);
         break;
     }
     if (syncs.after)

@@ -97,9 +97,9 @@ TileSyncs tile_op_syncs(const IrTileOp *op)
     case TILE_STORE:
         return (TileSyncs){shared_src, false};
     case TILE_COPY:
+    case TILE_REDUCE: /* of fragments: each thread its registers, and its quad's through shuffles */
         return (TileSyncs){shared_dst || shared_src, shared_dst};
     case TILE_GEMM:
-    case TILE_REDUCE: /* fragments only: each thread its registers, and its quad's through shuffles */
         return (TileSyncs){false, false};
     }
     return (TileSyncs){true, true};
@@ -312,7 +312,7 @@ static bool find_rows(const Vec *body, Vec *found)
             news |= find_rows(&s->pipe->body, found);
         if (s->kind == STMT_TILE_OP) {
             const IrTileOp *op = s->op;
-            if (op->kind == TILE_REDUCE && op->dim == 1)
+            if (op->kind == TILE_REDUCE && op->dim == 1 && op->src->space == SPACE_FRAGMENT)
                 news |= add_rows(found, op->dst, op->src);
             if (op->kind == TILE_COPY && op->dst->rank == 1) {
                 news |= add_rows(found, op->dst, rows_of(found, op->src));
@@ -345,7 +345,8 @@ static bool rows_ops_ok(const Vec *body, const Vec *found, const IrBuffer *t)
             continue;
         const IrBuffer *other = op->dst == t ? op->src : op->dst;
         if (op->kind == TILE_CLEAR || op->kind == TILE_FILL || op->kind == TILE_LOAD || op->kind == TILE_STORE ||
-            (op->kind == TILE_REDUCE && op->dst == t) || (op->kind == TILE_COPY && rows_of(found, other)))
+            (op->kind == TILE_REDUCE && op->dst == t && op->src->space == SPACE_FRAGMENT) ||
+            (op->kind == TILE_COPY && rows_of(found, other)))
             continue;
         error_at(op->loc,
                  "1-D fragment '%s' holds one value per row of a 2-D fragment (it is a tile_reduce_* result or "

@@ -188,7 +188,7 @@ static bool needs_whole_rows(const Vec *body)
             return true;
         if (s->kind != STMT_TILE_OP)
             continue;
-        if (s->op->kind == TILE_REDUCE && s->op->dim == 1)
+        if (s->op->kind == TILE_REDUCE && s->op->dim == 1 && s->op->src->space == SPACE_FRAGMENT)
             return true;
         if (s->op->kind == TILE_GEMM && s->op->a->space == SPACE_FRAGMENT)
             return true;
