@@ -39,6 +39,7 @@ done
 have gemm_test && step "gemm_test (TILEPP_PATH=sm80)" gemm_test_sm80.log env TILEPP_PATH=sm80 "$bin/gemm_test"
 have gemm_test && step "gemm_test (TILEPP_PATH=sm90)" gemm_test_sm90.log env TILEPP_PATH=sm90 "$bin/gemm_test"
 have reduce_test && step "reduce_test (TILEPP_PATH=sm80)" reduce_test_sm80.log env TILEPP_PATH=sm80 "$bin/reduce_test"
+have attention_test && step "attention_test (TILEPP_PATH=sm80)" attention_test_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm80)" tile_ops_test_sm80.log env TILEPP_PATH=sm80 "$bin/tile_ops_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90.log env TILEPP_PATH=sm90 "$bin/tile_ops_test"
 for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample rows_sample; do
@@ -82,6 +83,6 @@ for i in "${!names[@]}"; do
     printf '%-28s %s\n' "${names[$i]}" "${results[$i]}"
 done
 for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
-    tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test mma_test mma90_test; do
+    tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test attention_test_sm80 mma_test mma90_test; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done

@@ -949,13 +949,13 @@ static void accumulator_budget(void **state)
 
     assert_null(unit_lower(nt_gemm(128, 128, 256, 2, NULL)));
     expect_error("unit_input.c:12:19: error: the block's fragments would hold 256 values in each of the 128 "
-                 "threads' registers; at most 128 fit without spilling: use more threads (up to 256) or smaller tiles");
+                 "threads' registers; at most 160 fit without spilling: use more threads (up to 256) or smaller tiles");
     unit_teardown(NULL);
     unit_setup(NULL);
 
     assert_null(unit_lower(nt_gemm(128, 256, 256, 2, NULL)));
     expect_error("unit_input.c:12:19: error: the block's fragments would hold 512 values in each of the 128 "
-                 "threads' registers; at most 128 fit without spilling: use more threads (up to 256) or smaller tiles");
+                 "threads' registers; at most 160 fit without spilling: use more threads (up to 256) or smaller tiles");
 }
 
 /* Two blocks per multiprocessor (__launch_bounds__ min blocks) when the
@@ -1309,7 +1309,7 @@ static void elementwise_sm90(void **state)
         fail_msg("refused:\n%s", unit_diag());
     gp = unit_grid_plan(plan, "g", 0);
     assert_null(gp->sm90);
-    assert_string_equal(gp->sm90_why, "a load in the pipelined loop converts elements, fills a 1-D tile or may start "
+    assert_string_equal(gp->sm90_why, "a load of a shared tile converts elements, fills a 1-D tile or may start "
                                       "before its matrix, where TMA copies 2-D tiles as they are");
     assert_int_equal(gp->loads.len, 1); /* Bs only */
 }

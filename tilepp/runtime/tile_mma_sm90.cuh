@@ -435,6 +435,13 @@ template <int STAGES> struct pipeline {
             cuda::ptx::mbarrier_arrive(empty(last));
         last = -1;
     }
+    /* Consumer, when no product reads stage s any more (a tile loaded once
+     * before a pipelined loop, after the loop's drain): hands it back. */
+    __device__ __forceinline__ void give_back(int s)
+    {
+        if ((threadIdx.x & 31) == 0)
+            cuda::ptx::mbarrier_arrive(empty(s));
+    }
 };
 
 /* ---- accumulators ----

@@ -54,7 +54,8 @@ static void put_comment(Out *o, const GridPlan *gp)
          p->min_blocks, p->pipe->stages, p->smem_bytes);
     for (int i = 0; i < p->tiles.len; i++) {
         const Sm90Tile *t = p->tiles.items[i];
-        putf(o, "%s%s %d x %lld, %d-byte swizzle", i ? "; " : "", t->buf->name, p->pipe->stages, t->bytes, t->swizzle);
+        putf(o, "%s%s %d x %lld, %d-byte swizzle%s", i ? "; " : "", t->buf->name, t->preload ? 1 : p->pipe->stages,
+             t->bytes, t->swizzle, t->preload ? ", preloaded" : "");
     }
     putf(o, "; barriers at %lld).\n", p->barriers);
     if (p->shallow)
@@ -78,20 +79,38 @@ static void put_params(Out *o, const IrKernel *k, const GridPlan *gp)
 
 /* Each block takes the grid's iterations blockIdx.x, + gridDim.x, ...: the
  * producer runs ahead into the next one while the consumers finish the last. */
-static void put_tile_loop(Block *bl, const IrGrid *g, int at_pipe, const char *in)
+static void put_tile_loop(Block *bl, const IrGrid *g, int at_pipe, bool producer, const char *in)
 {
     Out *o = bl->o;
     putf(o, "%sfor (long long tile_t = blockIdx.x; tile_t < tile_blocks; tile_t += gridDim.x) {\n", in);
     const char *body = aprintf("%s    ", in);
     put_block_index(o, g, "tile_t", body);
-    for (int i = 0; i < at_pipe; i++) { /* the scalars the copies may read */
+    const Vec *decls = &bl->sm90->producer_decls;
+    for (int i = 0; i < at_pipe; i++) { /* the consumers' scalars, or those the copies read */
         const IrStmt *s = g->body.items[i];
-        if (s->kind == STMT_DECL)
+        bool needed = !producer;
+        for (int d = 0; d < decls->len && !needed; d++)
+            needed = decls->items[d] == s;
+        if (s->kind == STMT_DECL && needed)
             put_code(o, s->code, NULL, false);
     }
     const IrLoop *l = &bl->sm90->pipe->loop;
     putf(o, "%sconst tile_loop tile_pl = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",
          body, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
+}
+
+/* The TMA copy of tile i (map tile_map<i>) into stage `stage`, completing
+ * on barrier `bar`. */
+static void put_tma_load(Out *o, const Sm90Tile *t, int i, const char *stage, const char *bar, const char *in)
+{
+    const IrTileOp *op = t->load;
+    line_to_source(o, op->loc);
+    putf(o, "%stile90::tma_load(%s(%s), &tile_map%d, %s, (long long)(%s), (long long)(%s)", in, t->buf->name, stage, i,
+         bar, op->r0, op->c0);
+    for (int l = 0; l < op->mat.nlead; l++)
+        putf(o, ", (long long)(%s)", op->mat.lead[l]);
+    put(o, ");\n");
+    line_to_self(o);
 }
 
 static void put_producer(Block *bl, const IrGrid *g, int at_pipe)
@@ -101,42 +120,92 @@ static void put_producer(Block *bl, const IrGrid *g, int at_pipe)
     const IrPipelined *pipe = p->pipe;
     putf(o, "    if (tile90::producer()) {\n        tile90::producer_setmaxnreg<%d>();\n", p->consumer_regs);
     put(o, "        if (threadIdx.x == 0) {\n");
-    put_tile_loop(bl, g, at_pipe, "            ");
+    put_tile_loop(bl, g, at_pipe, true, "            ");
+    if (p->pre_bytes) { /* once the consumers have handed back the last grid iteration's */
+        putf(o, "                {\n                    const int tile_s = tile_pre.produce(%lld);\n", p->pre_bytes);
+        for (int i = 0; i < p->tiles.len; i++)
+            if (((const Sm90Tile *)p->tiles.items[i])->preload)
+                put_tma_load(o, p->tiles.items[i], i, "0", "tile_pre.full(tile_s)", "                    ");
+        put(o, "                }\n");
+    }
     put(o, "                for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
     putf(o, "                    const int tile_stage = tile_pipe.produce(%lld);\n", p->stage_bytes);
     put_loop_var(o, &pipe->loop, "tile_pl", "tile_i", "                    ");
-    for (int i = 0; i < p->tiles.len; i++) {
-        const Sm90Tile *t = p->tiles.items[i];
-        const IrTileOp *op = t->load;
-        line_to_source(o, op->loc);
-        putf(o,
-             "                    tile90::tma_load(%s(tile_stage), &tile_map%d, tile_pipe.full(tile_stage), "
-             "(long long)(%s), (long long)(%s)",
-             t->buf->name, i, op->r0, op->c0);
-        for (int l = 0; l < op->mat.nlead; l++)
-            putf(o, ", (long long)(%s)", op->mat.lead[l]);
-        put(o, ");\n");
-        line_to_self(o);
-    }
+    for (int i = 0; i < p->tiles.len; i++)
+        if (!((const Sm90Tile *)p->tiles.items[i])->preload)
+            put_tma_load(o, p->tiles.items[i], i, "tile_stage", "tile_pipe.full(tile_stage)", "                    ");
     put(o, "                }\n            }\n        }\n");
 }
 
+/* A shared operand of a product: its stage in the loop, its one copy if
+ * preloaded. */
+static const char *operand(const Block *bl, const IrBuffer *t)
+{
+    const Sm90Tile *st = sm90_tile(bl->sm90, t);
+    return aprintf("%s(%s)", t->name, st->preload ? "0" : "tile_stage");
+}
+
+/* wgmma: A from shared memory (tile90::mma) or from registers (mma_rs). */
+static void put_product(Block *bl, const IrTileOp *g, const char *in)
+{
+    Out *o = bl->o;
+    line_to_source(o, g->loc);
+    if (g->a->space == SPACE_FRAGMENT)
+        putf(o, "%stile90::mma_rs<%s, %s>(%s, %s, %s);\n", in, g->b_trans ? "true" : "false", elem(g->b), g->a->name,
+             operand(bl, g->b), g->c->name);
+    else
+        putf(o, "%stile90::mma<%s, %s, %s, %lld, %lld, %lld>(%s, %s, %s);\n", in, g->a_trans ? "false" : "true",
+             g->b_trans ? "true" : "false", elem(g->a), g->c->dims[0], g->c->dims[1],
+             g->a_trans ? g->a->dims[0] : g->a->dims[1], operand(bl, g->a), operand(bl, g->b), g->c->name);
+    line_to_self(o);
+}
+
+static bool waits_before(const Sm90Plan *p, const IrStmt *s)
+{
+    for (int i = 0; i < p->waits.len; i++)
+        if (p->waits.items[i] == s)
+            return true;
+    return false;
+}
+
+/* The consumers' pipelined loop: for each iteration, wait for the stage,
+ * run the body's products and fragment work in order (waiting for the
+ * products in flight where lowering planned it), hand the stage back (the
+ * last product stays in flight); then wait for everything. */
 static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
 {
     Out *o = bl->o;
-    const IrTileOp *g = bl->sm90->gemm;
-    long long bk = g->a_trans ? g->a->dims[0] : g->a->dims[1];
+    const Sm90Plan *p = bl->sm90;
+    const char *in = "                    ";
+    bool plain = true; /* loads and products only: the loop variable is the producer's */
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        plain &= s->kind == STMT_TILE_OP && (s->op->kind == TILE_LOAD || s->op->kind == TILE_GEMM);
+    }
     putf(o, "            { // #pragma tile pipelined stages(%d) at %s:%d\n", pipe->stages, o->names->source_name,
          pipe->loc.line);
     put(o, "                for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
     put(o, "                    const int tile_stage = tile_pipe.consume();\n");
-    line_to_source(o, g->loc);
-    putf(o, "                    tile90::mma<%s, %s, %s, %lld, %lld, %lld>(%s(tile_stage), %s(tile_stage), %s);\n",
-         g->a_trans ? "false" : "true", g->b_trans ? "true" : "false", elem(g->a), g->c->dims[0], g->c->dims[1], bk,
-         g->a->name, g->b->name, g->c->name);
-    line_to_self(o);
+    if (!plain)
+        put_loop_var(o, &pipe->loop, "tile_pl", "tile_i", in);
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
+            continue; /* the producer's */
+        if (waits_before(p, s))
+            putf(o, "%stile90::ptx::wgmma_wait<0>(); /* the products in flight touch what comes next */\n", in);
+        if (s->kind == STMT_PARALLEL)
+            put_fragment_loop(o, block_parallel(bl->gp, s->par), in);
+        else if (s->op->kind == TILE_GEMM)
+            put_product(bl, s->op, in);
+        else
+            put_op(bl, s->op, in);
+    }
     put(o, "                    tile_pipe.release(tile_stage);\n                }\n");
-    put(o, "                tile_pipe.drain();\n            }\n");
+    put(o, "                tile_pipe.drain();\n");
+    if (p->pre_bytes)
+        put(o, "                tile_pre.give_back(0); /* the preloaded tiles, to the producer's next iteration */\n");
+    put(o, "            }\n");
 }
 
 /* A fragment store through the staging buffers and TMA, where the launcher
@@ -168,7 +237,7 @@ static void put_consumer(Block *bl, const IrGrid *g, int at_pipe)
     putf(o, "    } else {\n        tile90::consumer_setmaxnreg<%d>();\n", p->consumer_regs);
     if (p->stores.len)
         put(o, "        int tile_chunks = 0; /* epilogue chunks so far: they take turns in the staging buffers */\n");
-    put_tile_loop(bl, g, at_pipe, "        ");
+    put_tile_loop(bl, g, at_pipe, false, "        ");
     const char *in = "            ";
     for (int i = 0; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
@@ -179,7 +248,9 @@ static void put_consumer(Block *bl, const IrGrid *g, int at_pipe)
             break;
         case STMT_TILE_OP: {
             int store = sm90_store_index(p, s->op);
-            if (store >= 0)
+            if (s->op->kind == TILE_LOAD && s->op->dst->space == SPACE_SHARED)
+                putf(o, "%stile_pre.consume(); /* %s, preloaded by the producer */\n", in, s->op->dst->name);
+            else if (store >= 0)
                 put_store(bl, s->op, store, in);
             else
                 put_op(bl, s->op, in);
@@ -241,7 +312,13 @@ void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     }
     putf(o, "    tile90::pipeline<%d> tile_pipe{reinterpret_cast<uint64_t *>(tile_smem + %lld)};\n", p->pipe->stages,
          p->barriers);
-    putf(o, "    tile_pipe.init(%d);\n    __syncthreads();\n", 4 * p->groups_m * p->groups_n);
+    putf(o, "    tile_pipe.init(%d);\n", 4 * p->groups_m * p->groups_n);
+    if (p->pre_bytes)
+        putf(o,
+             "    tile90::pipeline<1> tile_pre{reinterpret_cast<uint64_t *>(tile_smem + %lld)}; /* the preloads */\n"
+             "    tile_pre.init(%d);\n",
+             p->pre_barriers, 4 * p->groups_m * p->groups_n);
+    put(o, "    __syncthreads();\n");
     put(o, "    const long long tile_blocks = tile_l0.count");
     for (int d = 1; d < g->depth; d++)
         putf(o, " * tile_l%d.count", d);

@@ -99,7 +99,9 @@ typedef struct SharedPlan {
  * with wgmma; stages change hands through mbarriers. */
 typedef struct Sm90Tile {
     const IrBuffer *buf;
-    const IrTileOp *load; /* its load in the pipelined loop */
+    const IrTileOp *load; /* its load in the pipelined loop, or before it (preload) */
+    bool preload;         /* loaded once per grid iteration before the loop (FlashAttention's Q): one copy,
+                             handed over through a barrier pair of its own */
     int swizzle;          /* bytes per panel row: 128, 64 or 32 */
     long long offset, bytes;
 } Sm90Tile;
@@ -130,8 +132,15 @@ enum { SMEM_LIMIT_SM80 = 163 * 1024, SMEM_LIMIT_SM90A = 227 * 1024 };
 
 typedef struct Sm90Plan {
     const IrPipelined *pipe;
-    int pipe_at; /* its position in the grid body */
-    const IrTileOp *gemm;
+    int pipe_at;            /* its position in the grid body */
+    const IrTileOp *gemm;   /* the loop's first product: its accumulator sets the warpgroups' arrangement */
+    Vec waits;              /* const IrStmt*: statements of the loop's body before which the consumers wait for
+                               their products in flight (the statement touches a fragment one of them writes or
+                               reads); the last product of an iteration stays in flight into the next */
+    Vec producer_decls;     /* const IrStmt*: the declarations before the loop that the producer's loop bounds and
+                               copies read (the consumers run all of them) */
+    long long pre_bytes;    /* bytes the preloads bring */
+    long long pre_barriers; /* offset of the preloads' full and empty barriers */
     int groups_m, groups_n; /* consumer warpgroups over the accumulator */
     int threads;            /* the consumers and the producer warpgroup */
     int consumer_regs;      /* setmaxnreg for the consumers; 0: as launched */

@@ -118,24 +118,48 @@ static bool consumer_loop(const GridPlan *gp, const IrParallel *par)
     return true;
 }
 
+/* A load the producer can issue with TMA: a 2-D shared tile of the
+ * matrix's element type, at an origin that is never negative. */
+static bool tma_load_ok(const IrTileOp *op, const char **why)
+{
+    if (tile_load_is_async(op))
+        return true;
+    *why = "a load of a shared tile converts elements, fills a 1-D tile or may start before its matrix, where TMA "
+           "copies 2-D tiles as they are";
+    return false;
+}
+
 /* The grid's statements around the pipelined loop: scalar declarations,
- * fragment work and loops over fragments only. Finds the loop (p->pipe,
- * p->pipe_at); false with the reason otherwise. */
+ * fragment work, loops over fragments, and before the loop TMA loads of
+ * shared tiles (preloads). Finds the loop (p->pipe, p->pipe_at); false
+ * with the reason otherwise. */
 static bool plan_mainloop(Sm90Plan *p, const GridPlan *gp, const char **why)
 {
     const IrGrid *g = gp->grid;
+    for (int i = 0; i < g->body.len && !p->pipe; i++) {
+        const IrStmt *s = g->body.items[i];
+        if (s->kind == STMT_PIPELINED) {
+            p->pipe = s->pipe;
+            p->pipe_at = i;
+        }
+    }
+    if (!p->pipe) {
+        *why = "the grid has no pipelined loop";
+        return false;
+    }
     for (int i = 0; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
         if (s->kind == STMT_PIPELINED) {
-            if (p->pipe) {
+            if (i != p->pipe_at) {
                 *why = "the grid has more than one pipelined loop";
                 return false;
             }
-            p->pipe = s->pipe;
-            p->pipe_at = i;
         } else if (s->kind == STMT_TILE_OP) {
-            if (!fragment_only(s->op)) {
-                *why = "shared memory is used outside the pipelined loop";
+            bool preload = i < p->pipe_at && s->op->kind == TILE_LOAD && s->op->dst->space == SPACE_SHARED;
+            if (preload && !tma_load_ok(s->op, why))
+                return false;
+            if (!preload && !fragment_only(s->op)) {
+                *why = "shared memory is used outside the pipelined loop, other than loaded before it";
                 return false;
             }
         } else if (s->kind == STMT_PARALLEL) {
@@ -148,37 +172,45 @@ static bool plan_mainloop(Sm90Plan *p, const GridPlan *gp, const char **why)
             return false;
         }
     }
-    if (!p->pipe)
-        *why = "the grid has no pipelined loop";
-    return p->pipe != NULL;
+    return true;
 }
 
-/* The pipelined loop's body: loads of shared tiles, then one product of two
- * of them into a fragment. */
-static const IrTileOp *mainloop_gemm(const IrPipelined *pipe, const char **why)
+/* The pipelined loop's body: TMA loads of shared tiles, then products (A a
+ * shared tile or a fragment, B a shared tile, C a fragment), fragment work
+ * and loops over fragments, in any order. Returns the first product. */
+static const IrTileOp *mainloop_gemm(const GridPlan *gp, const IrPipelined *pipe, const char **why)
 {
     const IrTileOp *gemm = NULL;
     for (int i = 0; i < pipe->body.len; i++) {
         const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_PARALLEL) {
+            if (!consumer_loop(gp, s->par)) {
+                *why = "a parallel loop in the pipelined loop is not over a fragment's layout";
+                return NULL;
+            }
+            continue;
+        }
         if (s->kind != STMT_TILE_OP) {
-            *why = "the pipelined loop holds more than tile loads and a product";
+            *why = "the pipelined loop holds more than tile operations and loops over fragments";
             return NULL;
         }
         const IrTileOp *op = s->op;
-        if (op->kind == TILE_GEMM && !gemm && op->a->space == SPACE_SHARED && op->b->space == SPACE_SHARED &&
-            op->c->space == SPACE_FRAGMENT)
-            gemm = op;
-        else if (op->kind != TILE_LOAD || op->dst->space != SPACE_SHARED || gemm) {
-            *why = "the pipelined loop holds more than tile loads followed by one product of shared tiles";
-            return NULL;
-        } else if (!tile_load_is_async(op)) {
-            *why = "a load in the pipelined loop converts elements, fills a 1-D tile or may start before its "
-                   "matrix, where TMA copies 2-D tiles as they are";
+        if (op->kind == TILE_GEMM) {
+            if (op->b->space != SPACE_SHARED || op->c->space != SPACE_FRAGMENT) {
+                *why = "a product in the pipelined loop does not take B from a shared tile into a fragment";
+                return NULL;
+            }
+            gemm = gemm ? gemm : op;
+        } else if (op->kind == TILE_LOAD) {
+            if (op->dst->space != SPACE_SHARED || !tma_load_ok(op, why))
+                return NULL;
+        } else if (!fragment_only(op)) {
+            *why = "the pipelined loop uses shared memory other than through its loads and products";
             return NULL;
         }
     }
     if (!gemm)
-        *why = "the pipelined loop has no product of shared tiles";
+        *why = "the pipelined loop has no product";
     return gemm;
 }
 
@@ -207,20 +239,36 @@ static bool arrange_groups(Sm90Plan *p, long long bm, long long bn, int groups, 
     return best >= 0;
 }
 
-/* The tile of one load: its role in the product decides the swizzle. A
- * K-major operand (rows: M or N) takes panels across K; an MN-major one
- * (rows: K) panels that split the 64 rows of a wgmma (A) or the warpgroup's
- * columns (B). */
-static Sm90Tile *plan_tile(const Sm90Plan *p, const IrTileOp *load, const char **why)
+/* The product of the pipelined loop that reads shared tile t, or NULL. */
+static const IrTileOp *gemm_reading(const IrPipelined *pipe, const IrBuffer *t)
 {
-    const IrTileOp *gemm = p->gemm;
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM && (s->op->a == t || s->op->b == t))
+            return s->op;
+    }
+    return NULL;
+}
+
+/* The tile of one load: its role in the product that reads it decides the
+ * swizzle. A K-major operand (rows: M or N) takes panels across K; an
+ * MN-major one (rows: K) panels that split the 64 rows of a wgmma (A) or
+ * the warpgroup's columns (B). */
+static Sm90Tile *plan_tile(const Sm90Plan *p, const IrTileOp *load, bool preload, const char **why)
+{
     const IrBuffer *t = load->dst;
+    const IrTileOp *gemm = gemm_reading(p->pipe, t);
+    if (!gemm) {
+        *why = "a shared tile the grid loads is not an operand of a product in the pipelined loop";
+        return NULL;
+    }
     bool is_a = t == gemm->a, kmajor = is_a ? !gemm->a_trans : gemm->b_trans;
-    long long bk = gemm->a_trans ? gemm->a->dims[0] : gemm->a->dims[1];
+    long long bk = gemm->b_trans ? gemm->b->dims[1] : gemm->b->dims[0];
     long long panel = kmajor ? bk : is_a ? 64 : gemm->c->dims[1] / p->groups_n;
     Sm90Tile *st = anew(sizeof *st);
     st->buf = t;
     st->load = load;
+    st->preload = preload;
     st->swizzle = swizzle_for(panel, t->elem.size);
     long long panel_cols = st->swizzle ? st->swizzle / t->elem.size : 0;
     if (!st->swizzle || t->dims[1] % panel_cols || panel % panel_cols) {
@@ -235,40 +283,53 @@ static Sm90Tile *plan_tile(const Sm90Plan *p, const IrTileOp *load, const char *
     return st;
 }
 
+static bool add_tile(Sm90Plan *p, const IrKernel *k, const IrGrid *g, const IrTileOp *op, bool preload,
+                     const char **why)
+{
+    if (sm90_tile(p, op->dst)) {
+        *why = "a shared tile is loaded twice in one iteration";
+        return false;
+    }
+    if (op->mat.nlead > 3 || !host_extents(k, g, p->pipe, op)) {
+        *why = "a load's matrix extents depend on values only the kernel has, or it slices more than 3 subscripts";
+        return false;
+    }
+    Sm90Tile *st = plan_tile(p, op, preload, why);
+    if (!st)
+        return false;
+    vec_push(&p->tiles, st);
+    return true;
+}
+
+/* The tiles the producer copies: those loaded before the pipelined loop
+ * (preloads), then those of each iteration, in load order. */
 static bool plan_tiles(Sm90Plan *p, const IrKernel *k, const IrGrid *g, const char **why)
 {
+    for (int i = 0; i < p->pipe_at; i++) {
+        const IrStmt *s = g->body.items[i];
+        bool preload = s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD && s->op->dst->space == SPACE_SHARED;
+        if (preload && !add_tile(p, k, g, s->op, true, why))
+            return false;
+    }
     for (int i = 0; i < p->pipe->body.len; i++) {
-        const IrTileOp *op = ((const IrStmt *)p->pipe->body.items[i])->op;
-        if (op->kind != TILE_LOAD)
-            continue;
-        if (op->dst != p->gemm->a && op->dst != p->gemm->b) {
-            *why = "a tile loaded in the pipelined loop is not an operand of its product";
+        const IrStmt *s = p->pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD && !add_tile(p, k, g, s->op, false, why))
             return false;
-        }
-        if (sm90_tile(p, op->dst)) {
-            *why = "a shared tile is loaded twice in one iteration";
-            return false;
-        }
-        if (op->mat.nlead > 3 || !host_extents(k, g, p->pipe, op)) {
-            *why = "a load's matrix extents depend on values only the kernel has, or it slices more than 3 "
-                   "subscripts";
-            return false;
-        }
-        Sm90Tile *st = plan_tile(p, op, why);
-        if (!st)
-            return false;
-        vec_push(&p->tiles, st);
     }
     for (int i = 0; i < g->tiles.len; i++) {
         const IrBuffer *t = g->tiles.items[i];
         if (t->space == SPACE_SHARED && !sm90_tile(p, t)) {
-            *why = "a shared tile is not loaded in the pipelined loop";
+            *why = "a shared tile is not loaded before or in the pipelined loop";
             return false;
         }
     }
-    if (!sm90_tile(p, p->gemm->a) || !sm90_tile(p, p->gemm->b)) {
-        *why = "an operand of the product is not loaded in the pipelined loop";
-        return false;
+    for (int i = 0; i < p->pipe->body.len; i++) {
+        const IrStmt *s = p->pipe->body.items[i];
+        const IrTileOp *op = s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM ? s->op : NULL;
+        if (op && ((op->a->space == SPACE_SHARED && !sm90_tile(p, op->a)) || !sm90_tile(p, op->b))) {
+            *why = "an operand of a product is not loaded before or in the pipelined loop";
+            return false;
+        }
     }
     return true;
 }
@@ -278,12 +339,12 @@ static bool plan_tiles(Sm90Plan *p, const IrKernel *k, const IrGrid *g, const ch
  * of whole 128-byte chunks. */
 static void plan_stores(Sm90Plan *p, const IrKernel *k, const IrGrid *g)
 {
-    long long wtn = p->gemm->c->dims[1] / p->groups_n;
     for (int i = p->pipe_at + 1; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
-        if (s->kind != STMT_TILE_OP || s->op->kind != TILE_STORE)
+        if (s->kind != STMT_TILE_OP || s->op->kind != TILE_STORE || s->op->src->rank != 2)
             continue;
         const IrTileOp *op = s->op;
+        long long wtn = op->src->dims[1] / p->groups_n;
         const IrType *t = &op->mat.buf->elem;
         bool type_ok = t->kind == SCALAR_HALF || t->kind == SCALAR_BF16 || t->kind == SCALAR_FLOAT;
         if (!type_ok || op->mat.nlead > 3 || !host_extents(k, g, p->pipe, op) || wtn % (128 / t->size))
@@ -304,18 +365,22 @@ static bool plan_smem(Sm90Plan *p, int groups, const char **why)
     int stages = p->pipe->stages;
     for (int i = 0; i < p->tiles.len; i++) {
         Sm90Tile *t = p->tiles.items[i];
-        p->stage_bytes += t->bytes; /* what its copies bring; the layout rounds it up */
+        if (t->preload)
+            p->pre_bytes += t->bytes;
+        else
+            p->stage_bytes += t->bytes; /* what its copies bring; the layout rounds it up */
         t->bytes = (t->bytes + SMEM_ALIGN - 1) / SMEM_ALIGN * SMEM_ALIGN;
         t->offset = at;
-        at += stages * t->bytes;
+        at += (t->preload ? 1 : stages) * t->bytes;
     }
-    long long fixed = 16LL * stages + SMEM_ALIGN;
+    long long fixed = 16LL * stages + (p->pre_bytes ? 16 : 0) + SMEM_ALIGN; /* the stages' barriers, the preloads' */
     p->epilogue = at;
     if (p->stores.len && at + groups * EPILOGUE_BYTES_PER_GROUP + fixed <= SMEM_LIMIT_SM90A)
         at += groups * EPILOGUE_BYTES_PER_GROUP;
     else
         p->stores.len = 0;
     p->barriers = at;
+    p->pre_barriers = at + 16LL * stages;
     p->smem_bytes = at + fixed;
     if (p->smem_bytes > SMEM_LIMIT_SM90A) {
         *why = "its stages and barriers need more than the 227 KB of shared memory a block may have";
@@ -324,6 +389,9 @@ static bool plan_smem(Sm90Plan *p, int groups, const char **why)
     return true;
 }
 
+/* Every 2-D fragment splits over the consumer warpgroups as the first
+ * product's accumulator does (the same rows per warpgroup; columns in
+ * pieces of 16 to 256); a fragment of rows needs whole rows per warpgroup. */
 static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per_thread, const char **why)
 {
     const IrGrid *g = gp->grid;
@@ -335,18 +403,18 @@ static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per
         if (t->space != SPACE_FRAGMENT)
             continue;
         const FragLayout *l = fragment_layout(gp, t);
-        if (l->kind == LAYOUT_ROWS && p->groups_n == 1 && l->of->dims[0] == c->dims[0] &&
-            l->of->dims[1] == c->dims[1]) {
+        if (l->kind == LAYOUT_ROWS) {
+            if (p->groups_n != 1 || l->of->dims[0] != c->dims[0]) {
+                *why = "a 1-D fragment holds the rows of a fragment that the warpgroups split side by side, or "
+                       "that has other rows than the product's accumulator";
+                return false;
+            }
             per_thread += c->dims[0] / (64LL * p->groups_m) * 2; /* two rows of each 64-row piece */
             continue;
         }
-        if (l->kind == LAYOUT_ROWS) {
-            *why = "a 1-D fragment holds the rows of a fragment that the warpgroups split side by side, or of another "
-                   "shape than the product's accumulator";
-            return false;
-        }
-        if (t->rank != 2 || t->dims[0] != c->dims[0] || t->dims[1] != c->dims[1]) {
-            *why = "a fragment has another shape than the product's accumulator";
+        long long wtn = t->rank == 2 ? t->dims[1] / p->groups_n : 0;
+        if (t->rank != 2 || t->dims[0] != c->dims[0] || t->dims[1] % p->groups_n || wtn % 16 || wtn > 256) {
+            *why = "a fragment does not split over the consumer warpgroups as the product's accumulator does";
             return false;
         }
         per_thread += t->dims[0] * t->dims[1] / (128LL * groups);
@@ -357,6 +425,53 @@ static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per
     }
     *accum_per_thread = per_thread;
     return true;
+}
+
+/* The fragments a statement of the pipelined loop reads or writes. */
+static bool touches(const IrStmt *s, const IrBuffer *frag)
+{
+    if (s->kind == STMT_PARALLEL) {
+        for (int i = 0; i < s->par->accesses.len; i++)
+            if (((const IrAccess *)s->par->accesses.items[i])->buf == frag)
+                return true;
+        return false;
+    }
+    const IrTileOp *op = s->op;
+    return op->dst == frag || op->src == frag || op->a == frag || op->b == frag || op->c == frag;
+}
+
+/* Where the consumers wait for their products (p->waits). A product is an
+ * asynchronous wgmma group that writes C and reads a register A until it
+ * completes; products that follow one another on the same registers may
+ * be in flight together, anything else that touches them waits. The last
+ * product of an iteration stays in flight into the next (release() waits
+ * for all but the newest group), so the body is walked twice, the second
+ * time from what the first left in flight. */
+static void plan_waits(Sm90Plan *p)
+{
+    const Vec *body = &p->pipe->body;
+    const IrBuffer *flight[2 * 16];
+    int nflight = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < body->len; i++) {
+            const IrStmt *s = body->items[i];
+            if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
+                continue;
+            bool gemm = s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM;
+            bool wait = false;
+            for (int f = 0; f < nflight && !wait; f++)
+                wait = touches(s, flight[f]) && !(gemm && s->op->c == flight[f] && flight[f] != s->op->a);
+            if (wait) {
+                nflight = 0;
+                if (pass == 1)
+                    vec_push(&p->waits, (void *)s);
+            }
+            if (gemm && nflight + 2 <= (int)(sizeof flight / sizeof flight[0])) {
+                flight[nflight++] = s->op->c;
+                if (s->op->a->space == SPACE_FRAGMENT)
+                    flight[nflight++] = s->op->a;
+            }
+        }
 }
 
 /* Registers a block launches with per thread, when `blocks` share an SM:
@@ -391,18 +506,73 @@ static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thre
     p->shallow = p->in_flight < SM90_MIN_IN_FLIGHT;
 }
 
+/* Whether the warpgroups must hold whole rows: a fragment holds rows of
+ * another (reductions combine within a warp's quads), or a product takes A
+ * from registers (the rows of P are the A operand of the warpgroup that
+ * holds them). */
+static bool needs_whole_rows(const GridPlan *gp, const IrPipelined *pipe)
+{
+    for (int i = 0; i < gp->layouts.len; i++)
+        if (((const FragLayout *)gp->layouts.items[i])->kind == LAYOUT_ROWS)
+            return true;
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM && s->op->a->space == SPACE_FRAGMENT)
+            return true;
+    }
+    return false;
+}
+
+static bool producer_reads(const Sm90Plan *p, const Vec *needed, const char *name)
+{
+    const IrLoop *l = &p->pipe->loop;
+    if (text_mentions(l->lo, name) || text_mentions(l->hi, name) || text_mentions(l->step, name))
+        return true;
+    for (int i = 0; i < p->tiles.len; i++) {
+        const IrTileOp *op = ((const Sm90Tile *)p->tiles.items[i])->load;
+        if (text_mentions(op->r0, name) || text_mentions(op->c0, name))
+            return true;
+        for (int d = 0; d < op->mat.nlead; d++)
+            if (text_mentions(op->mat.lead[d], name))
+                return true;
+    }
+    for (int i = 0; i < needed->len; i++)
+        if (code_mentions(((const IrStmt *)needed->items[i])->code, name))
+            return true;
+    return false;
+}
+
+/* The declarations before the loop the producer needs, directly or through
+ * a later one, in source order (a declaration it does not read would be an
+ * unused variable in its code). */
+static void plan_producer_decls(Sm90Plan *p, const IrGrid *g)
+{
+    Vec needed = {0};
+    for (int i = p->pipe_at - 1; i >= 0; i--) {
+        const IrStmt *s = g->body.items[i];
+        bool reads = false;
+        for (int n = 0; s->kind == STMT_DECL && n < s->decl_names.len && !reads; n++)
+            reads = producer_reads(p, &needed, s->decl_names.items[n]);
+        if (reads)
+            vec_push(&needed, (void *)s);
+    }
+    for (int i = needed.len - 1; i >= 0; i--)
+        vec_push(&p->producer_decls, needed.items[i]);
+}
+
 Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why)
 {
     const IrGrid *g = gp->grid;
     Sm90Plan *p = anew(sizeof *p);
-    if (!plan_mainloop(p, gp, why) || !(p->gemm = mainloop_gemm(p->pipe, why)))
+    if (!plan_mainloop(p, gp, why) || !(p->gemm = mainloop_gemm(gp, p->pipe, why)))
         return NULL;
     const IrBuffer *c = p->gemm->c;
     if (k->threads % 128) {
         *why = "threads() is not a whole number of 128-thread warpgroups";
         return NULL;
     }
-    if (!arrange_groups(p, c->dims[0], c->dims[1], k->threads / 128, p->gemm->policy)) {
+    const char *policy = needs_whole_rows(gp, p->pipe) ? "row" : p->gemm->policy;
+    if (!arrange_groups(p, c->dims[0], c->dims[1], k->threads / 128, policy)) {
         *why = "the accumulator does not split into 64-row, 16..256-column pieces over the warpgroups";
         return NULL;
     }
@@ -413,6 +583,8 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
     plan_stores(p, k, g);
     if (!plan_smem(p, groups, why))
         return NULL;
+    plan_waits(p);
+    plan_producer_decls(p, g);
     p->threads = 128 * (groups + 1);
     if (p->threads > MAX_BLOCK_THREADS) {
         *why = aprintf("with its producer warpgroup a block would have %d threads, more than the %d CUDA allows",
