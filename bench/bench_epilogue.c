@@ -169,11 +169,7 @@ static int bench_shape(int M, int N, int K)
 
 int main(void)
 {
-    char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
-        printf("SKIPPED: no CUDA device (%s)\n", reason);
-        return SU_EXIT_SKIP;
-    }
+    bench_require_gpu();
     CR_CHECK(cublasCreate(&blas));
     bench_print_header(stdout, "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair");
     printf("TFLOP/s = 2MNK / median time (%d batches, in turns); buffer sets rotate over %dx the L2.\n"

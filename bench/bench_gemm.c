@@ -311,11 +311,7 @@ static void bench_size(const precision *pr, const kernel *best, int M, int N, in
 
 int main(void)
 {
-    char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
-        printf("SKIPPED: no CUDA device (%s)\n", reason);
-        return SU_EXIT_SKIP;
-    }
+    bench_require_gpu();
     CR_CHECK(cublasCreate(&blas));
     int dev = 0, major = 0, minor = 0;
     SU_CHECK(cudaGetDevice(&dev));

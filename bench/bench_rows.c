@@ -132,11 +132,7 @@ static int bench_rows(kernel_kind kind, int rows, int cols)
 
 int main(void)
 {
-    char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
-        printf("SKIPPED: no CUDA device (%s)\n", reason);
-        return SU_EXIT_SKIP;
-    }
+    bench_require_gpu();
     bench_print_header(stdout, "tilepp row kernels (grids with parallel loops) vs device copy");
     printf("GB/s = 10^9 bytes read + written per second (input once, output once); median of %d\n"
            "batches, kernel and copy timed in turns; buffer sets rotate over %dx the L2 cache.\n\n",

@@ -26,6 +26,17 @@
 enum { BENCH_WARMUP = 10, BENCH_REPS = 21, BENCH_L2_FACTOR = 4 };
 #define BENCH_MIN_BATCH_MS 2.0
 
+/* Exits with SU_EXIT_SKIP (a skipped test) after "SKIPPED: ..." when there
+ * is no CUDA device. */
+static inline void bench_require_gpu(void)
+{
+    char reason[256];
+    if (!su_gpu_available(reason, sizeof reason)) {
+        printf("SKIPPED: no CUDA device (%s)\n", reason);
+        exit(SU_EXIT_SKIP);
+    }
+}
+
 typedef cudaError_t (*bench_fn)(void *ctx, int set);
 
 typedef struct {

@@ -187,11 +187,7 @@ static int bench_bias_gelu(int rows, int cols)
 
 int main(void)
 {
-    char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
-        printf("SKIPPED: no CUDA device (%s)\n", reason);
-        return SU_EXIT_SKIP;
-    }
+    bench_require_gpu();
     bench_print_header(stdout, "tilepp memory-bound kernels vs device copy");
     printf("GB/s = 10^9 bytes read + written per second; median of %d batches; the copy moves\n"
            "the same bytes with cudaMemcpyAsync device to device; buffer sets rotate so that\n"
