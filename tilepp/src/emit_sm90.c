@@ -3,11 +3,15 @@
  * primitives. Each block walks the grid's iterations blockIdx.x, +gridDim.x,
  * ...; for each:
  *
- *   warpgroup 0, one thread   for each iteration of the pipelined loop: wait
+ *   warpgroup 0, one thread   the preloads (once their buffer is free);
+ *                             for each iteration of the pipelined loop: wait
  *                             for a free stage, TMA-copy its tiles into it;
- *   warpgroups 1..            the fragments; for each iteration: wait for the
- *                             stage, wgmma, hand the previous stage back;
- *                             then the work after the loop (the epilogue,
+ *   warpgroups 1..            the fragments; wait for the preloads; for each
+ *                             iteration: wait for the stage, the body's
+ *                             products (wgmma) and fragment work in order,
+ *                             with the waits lowering planned, hand the
+ *                             previous stage back; then the preloads, and
+ *                             the work after the loop (the epilogue,
  *                             fragment stores through TMA where planned).
  *
  * Scalar declarations before the loop run on both sides (the producer's

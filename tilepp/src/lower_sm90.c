@@ -1,14 +1,18 @@
 /* lower_sm90.c — the sm_90a variant of a grid: whether it can run
  * warp-specialized (a TMA producer warpgroup, wgmma consumer warpgroups),
  * how the consumers share the accumulator, the swizzle of each shared tile
- * (from its role in the product) and the shared-memory layout with the
- * stages' barriers.
+ * (from its role in the product that reads it), the shared-memory layout
+ * with the stages' barriers, where the consumers wait for the products in
+ * flight, and which declarations the producer runs.
  *
- * The shape it needs is the GEMM mainloop: one pipelined loop whose body
- * loads shared tiles from global matrices and multiplies them into a
- * fragment, with fragment-only work (clear, fill, copies, stores) around it.
- * A grid of any other shape keeps its sm_80 kernel on Hopper as well; the
- * reason goes into the generated code, and nothing is refused here. */
+ * The shape it needs is a mainloop: one pipelined loop whose body loads
+ * shared tiles from global matrices, then multiplies (A a shared tile or a
+ * fragment, B a shared tile, C a fragment) and works on fragments in any
+ * order (a GEMM; FlashAttention's two products with the softmax between
+ * them); before the loop, fragment work and loads of shared tiles the
+ * products read (preloads), after it, fragment work and stores. A grid of
+ * any other shape keeps its sm_80 kernel on Hopper as well; the reason goes
+ * into the generated code, and nothing is refused here. */
 #include "lower.h"
 
 #include <stdlib.h>
