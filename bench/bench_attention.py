@@ -2,10 +2,13 @@
 scaled_dot_product_attention (flash and cuDNN backends), in one process on
 the same GPU.
 
-    python3 bench/bench_attention.py build/bench/libbench_attention.so
+    python3 bench/bench_attention.py build/bench/libbench_attention_d128.so \
+        build/bench/libbench_attention_d64.so
 
-The tilepp launcher comes from the shared library that bench/CMakeLists.txt
-builds from the sample (flash_attention_gpu, called through ctypes on the
+The tilepp launcher comes from the shared libraries that bench/CMakeLists.txt
+builds from the sample, one per head dim (flash_attention_gpu of the file
+built with HEAD_DIM=128 and 64; a missing one skips its shapes), called
+through ctypes on the
 default stream, which is PyTorch's current stream here). Each figure is the
 median of CUDA-event timings after warm-up, rotating over several input sets
 so that L2 does not keep one set's K and V. FLOPs = 4 B H N^2 D, halved
@@ -21,7 +24,6 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-HEAD_DIM = 128  # the sample's head dimension
 SETS, WARMUP, REPS = 4, 5, 30
 
 
@@ -40,20 +42,35 @@ def timed(fn, sets):
     return statistics.median(times)
 
 
-def main():
-    lib = ctypes.CDLL(sys.argv[1])
-    launch = lib.flash_attention_gpu
+def load(path):
+    launch = ctypes.CDLL(path).flash_attention_gpu
     launch.restype = ctypes.c_int
     launch.argtypes = [ctypes.c_int] * 4 + [ctypes.c_float] + [ctypes.c_void_p] * 4
-    shapes = [(8, 16, 1024), (4, 32, 4096), (1, 32, 8192), (16, 16, 2048)]
-    print(f"device: {torch.cuda.get_device_name()}, head dim {HEAD_DIM}, fp16, BHND")
-    print("  B  H     N causal |  tilepp ms TFLOP/s | flash ms TFLOP/s | cudnn ms TFLOP/s | vs flash vs cudnn | rel err")
-    for b, h, n in shapes:
+    return launch
+
+
+# (B, H, N, D): issue 12's four shapes, then two more at head dim 128
+SHAPES = [(8, 16, 1024, 64), (4, 32, 4096, 128), (1, 32, 8192, 128), (2, 16, 8192, 64), (8, 16, 1024, 128),
+          (16, 16, 2048, 128)]
+
+
+def main():
+    import os
+    launchers = {}
+    for path, dim in zip(sys.argv[1:3], (128, 64)):
+        if os.path.exists(path):
+            launchers[dim] = load(path)
+    print(f"device: {torch.cuda.get_device_name()}, fp16, BHND")
+    print("  B  H     N   D causal |  tilepp ms TFLOP/s | flash ms TFLOP/s | cudnn ms TFLOP/s | vs flash vs cudnn | rel err")
+    for b, h, n, d in SHAPES:
+        if d not in launchers:
+            continue
+        launch = launchers[d]
         for causal in (False, True):
-            scale = 1.0 / math.sqrt(HEAD_DIM)
+            scale = 1.0 / math.sqrt(d)
             sets = []
             for _ in range(SETS):
-                q, k, v = (torch.randn(b, h, n, HEAD_DIM, device="cuda", dtype=torch.float16) for _ in range(3))
+                q, k, v = (torch.randn(b, h, n, d, device="cuda", dtype=torch.float16) for _ in range(3))
                 sets.append((q, k, v, torch.full_like(q, float("nan"))))
 
             def tilepp(q, k, v, o):
@@ -61,10 +78,10 @@ def main():
                 if err:
                     raise RuntimeError(f"flash_attention_gpu: error {err}")
 
-            def backend(kind):
+            def sdpa(kind):
                 def run(q, k, v, o):
                     with sdpa_kernel([kind]):
-                        o.copy_(F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale))
+                        F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
                 return run
 
             q, k, v, o = sets[0]
@@ -72,21 +89,15 @@ def main():
             with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
                 ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
             rel = ((o.float() - ref.float()).norm() / ref.float().norm()).item()
-            flops = 4.0 * b * h * n * n * HEAD_DIM / (2 if causal else 1)
+            flops = 4.0 * b * h * n * n * d / (2 if causal else 1)
             t_tile = timed(tilepp, sets)
-            # SDPA without the copy into o: time the kernel alone
-            def plain(kind):
-                def run(q, k, v, o):
-                    with sdpa_kernel([kind]):
-                        F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
-                return run
-            t_flash = timed(plain(SDPBackend.FLASH_ATTENTION), sets)
+            t_flash = timed(sdpa(SDPBackend.FLASH_ATTENTION), sets)
             try:
-                t_cudnn = timed(plain(SDPBackend.CUDNN_ATTENTION), sets)
+                t_cudnn = timed(sdpa(SDPBackend.CUDNN_ATTENTION), sets)
             except RuntimeError:
                 t_cudnn = float("nan")
             tf = lambda t: flops / t / 1e9
-            print(f"{b:3d} {h:2d} {n:5d} {str(causal):>6} | {t_tile:9.3f} {tf(t_tile):8.1f} | {t_flash:8.3f} "
+            print(f"{b:3d} {h:2d} {n:5d} {d:3d} {str(causal):>6} | {t_tile:9.3f} {tf(t_tile):8.1f} | {t_flash:8.3f} "
                   f"{tf(t_flash):8.1f} | {t_cudnn:8.3f} {tf(t_cudnn):8.1f} | {t_flash / t_tile:8.2f} "
                   f"{t_cudnn / t_tile:8.2f} | {rel:.1e}")
 

@@ -27,7 +27,13 @@
 #include <math.h>
 #include <tilepp/tile.h>
 
-enum { HEAD_DIM = 128, BM = 128, BN = 64 };
+/* The head dimension is a compile-time constant, as the tile sizes are:
+ * build the file with -DHEAD_DIM=64 (for tilepp and the C compiler alike)
+ * for heads of 64. */
+#ifndef HEAD_DIM
+#define HEAD_DIM 128
+#endif
+enum { BM = 128, BN = 64 };
 
 #pragma tile kernel threads(256)
 void flash_attention(int batch, int heads, int seq, int causal, float scale,

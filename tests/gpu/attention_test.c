@@ -21,7 +21,11 @@
 
 #include "flash_attention.tile.h"
 
-enum { HEAD_DIM = 128 };
+/* Built twice: as is (head dim 128) and with -DHEAD_DIM=64, with the
+ * sample translated and compiled alike. */
+#ifndef HEAD_DIM
+#define HEAD_DIM 128
+#endif
 
 /* The CPU reference, compiled from samples/flash_attention.c by the C compiler. */
 void flash_attention(int batch, int heads, int seq, int causal, float scale,
@@ -39,7 +43,7 @@ static void test_attention(int batch, int heads, int seq, int causal, float scal
     gc_buf *o = gc_out(&c, GC_F16, n, 0, TOL_ATTENTION);
     flash_attention(batch, heads, seq, causal, scale, q->host, k->host, v->host, o->host);
     gc_finish(&c, flash_attention_gpu(batch, heads, seq, causal, scale, q->dev, k->dev, v->dev, o->dev),
-              "attention b%d h%d n%d%s scale %.3g", batch, heads, seq, causal ? " causal" : "", scale);
+              "attention d%d b%d h%d n%d%s scale %.3g", HEAD_DIM, batch, heads, seq, causal ? " causal" : "", scale);
 }
 
 int main(void)
