@@ -23,6 +23,7 @@ enum {
     SMEM_ALIGN = 1024,                   /* the 128-byte swizzle repeats every 1024 bytes */
     MAX_ACCUM_SM90 = 192,                /* accumulator registers a consumer thread may hold */
     MAX_TMA_BOX_ROWS = 256,              /* rows of one TMA box */
+    WGMMA_OTHER_REGS = 26,               /* registers one wgmma needs beside its accumulators (measured) */
 };
 
 const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf)
@@ -495,6 +496,19 @@ static int consumer_regs(int threads, int blocks, int groups)
     return regs > 240 ? 240 : regs;
 }
 
+/* The most columns one wgmma of the loop's products writes: its
+ * accumulator's columns per warpgroup. */
+static long long widest_product(const Sm90Plan *p)
+{
+    long long widest = 0;
+    for (int i = 0; i < p->pipe->body.len; i++) {
+        const IrStmt *s = p->pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM && s->op->c->dims[1] / p->groups_n > widest)
+            widest = s->op->c->dims[1] / p->groups_n;
+    }
+    return widest;
+}
+
 /* Two blocks share a multiprocessor when their shared memory fits and the
  * consumers, with the producer's registers, have room for the fragments
  * (and 64 more): the persistent grid then holds twice the blocks and twice
@@ -503,7 +517,12 @@ static int consumer_regs(int threads, int blocks, int groups)
 static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thread)
 {
     int two_regs = consumer_regs(p->threads, 2, groups);
-    bool two = 2 * p->smem_bytes <= SMEM_LIMIT_SM90A && accum_per_thread + 64 <= two_regs;
+    /* One wgmma's operands must fit the registers of the launch bound,
+     * setmaxnreg or not: an m64nN product takes N / 2 accumulators and
+     * WGMMA_OTHER_REGS more (ptxas: C7602, "insufficient registers (128)
+     * ... register target of 154" for m64n256 with two blocks of 256). */
+    bool two = 2 * p->smem_bytes <= SMEM_LIMIT_SM90A && accum_per_thread + 64 <= two_regs &&
+               widest_product(p) / 2 + WGMMA_OTHER_REGS <= launch_regs(p->threads, 2);
     p->min_blocks = two ? 2 : 1;
     p->consumer_regs = two ? two_regs : groups < 2 ? 0 : consumer_regs(p->threads, 1, groups);
     p->in_flight = p->pipe->stages * p->stage_bytes * p->min_blocks;
