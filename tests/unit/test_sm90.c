@@ -203,11 +203,87 @@ static void reasons(void **state)
         "subscripts");
 }
 
+/* An attention mainloop: Q preloaded before the loop (one copy, its own
+ * barriers, first among the producer's tiles), K and V in the stages, two
+ * products (the second with A from registers) with fragment work between
+ * them. The consumers wait for the products only before the first
+ * statement that touches S after its product, and the P V product stays
+ * in flight into the next iteration (S's clear and product do not wait). */
+static void attention_mainloop(void **state)
+{
+    (void)state;
+    const char *src = "#include <math.h>\n"
+                      "#include <tilepp/tile.h>\n"
+                      "#pragma tile kernel threads(256)\n"
+                      "void g(int n, int causal, const half Q[n][64], const half K[n][64], const half V[n][64],\n"
+                      "       half O[n][64])\n"
+                      "{\n"
+                      "#pragma tile grid\n"
+                      "    for (int qb = 0; qb < tile_cdiv(n, 128); qb++) {\n"
+                      "#pragma tile shared\n"
+                      "        half Qs[128][64], Ks[64][64], Vs[64][64];\n"
+                      "#pragma tile fragment\n"
+                      "        float S[128][64], Acc[128][64], m[128], l[128];\n"
+                      "#pragma tile fragment\n"
+                      "        half P[128][64];\n"
+                      "        const int last = causal ? (qb + 1) * 128 : n;\n"
+                      "        const float unused_by_copies = 0.5f;\n"
+                      "        tile_load(Qs, Q, qb * 128, 0, n, 64);\n"
+                      "        tile_clear(Acc);\n"
+                      "        tile_fill(m, -INFINITY);\n"
+                      "        tile_clear(l);\n"
+                      "#pragma tile pipelined stages(2)\n"
+                      "        for (int kb = 0; kb < tile_cdiv(last, 64); kb++) {\n"
+                      "            tile_load(Ks, K, kb * 64, 0, n, 64);\n"
+                      "            tile_load(Vs, V, kb * 64, 0, n, 64);\n"
+                      "            tile_clear(S);\n"
+                      "            tile_gemm_nt(Qs, Ks, S);\n"
+                      "            tile_reduce_max(S, m, 1, 0);\n"
+                      "#pragma tile parallel\n"
+                      "            for (int i = 0; i < 128; i++)\n"
+                      "                for (int j = 0; j < 64; j++)\n"
+                      "                    S[i][j] = expf(S[i][j] * unused_by_copies - m[i]);\n"
+                      "            tile_reduce_sum(S, l, 1, 0);\n"
+                      "            tile_copy(P, S);\n"
+                      "            tile_gemm(P, Vs, Acc);\n"
+                      "        }\n"
+                      "        tile_store(O, Acc, qb * 128, 0, n, 64);\n"
+                      "    }\n"
+                      "}\n";
+    const GridPlan *gp = plan_of(src, ARCH_SM80 | ARCH_SM90A);
+    const Sm90Plan *p = gp->sm90;
+    if (!p)
+        fail_msg("no sm_90a variant: %s", gp->sm90_why);
+    assert_int_equal(p->groups_m, 2); /* rows whole on each warpgroup */
+    assert_int_equal(p->groups_n, 1);
+    assert_int_equal(p->tiles.len, 3);
+    assert_string_equal(tile(p, 0)->buf->name, "Qs");
+    assert_true(tile(p, 0)->preload);
+    assert_false(tile(p, 1)->preload);
+    assert_int_equal(p->pre_bytes, 128 * 64 * 2);
+    assert_int_equal(p->stage_bytes, 2 * 64 * 64 * 2);
+    assert_int_equal(tile(p, 1)->offset, tile(p, 0)->bytes); /* one copy of Q, then the stages */
+    assert_true(p->pre_barriers >= p->barriers + 2 * 16);
+    /* one wait: before the reduction, the first statement after S's product */
+    assert_int_equal(p->waits.len, 1);
+    const IrStmt *waited = p->waits.items[0];
+    assert_int_equal(waited->kind, STMT_TILE_OP);
+    assert_int_equal(waited->op->kind, TILE_REDUCE);
+    /* the producer needs `last` (its loop bound), not the scale */
+    assert_int_equal(p->producer_decls.len, 1);
+    assert_string_equal(((const IrStmt *)p->producer_decls.items[0])->decl_names.items[0], "last");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        UNIT_TEST(brief_schedule),    UNIT_TEST(in_flight_threshold), UNIT_TEST(two_consumer_groups),
-        UNIT_TEST(mn_major_swizzles), UNIT_TEST(sm80_only),           UNIT_TEST(reasons),
+        UNIT_TEST(brief_schedule),
+        UNIT_TEST(attention_mainloop),
+        UNIT_TEST(in_flight_threshold),
+        UNIT_TEST(two_consumer_groups),
+        UNIT_TEST(mn_major_swizzles),
+        UNIT_TEST(sm80_only),
+        UNIT_TEST(reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
