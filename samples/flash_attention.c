@@ -2,14 +2,15 @@
  * written as a C programmer would write it in the tile language, and its
  * own CPU reference when compiled as C.
  *
- * Q, K, V and O are [batch][heads][seq][HEAD_DIM] half arrays (BHND). Each
+ * Q, K, V and O are [batch][heads][seq][HEAD_DIM] arrays of ELEM (half, or
+ * bfloat16 with -DELEM=bfloat16), BHND. Each
  * block takes BM query rows of one head: Q's tile stays in shared memory,
  * a pipelined loop walks the keys BN at a time, loading K's and V's tiles;
  * S = Q K^T is a fragment, masked (keys past the sequence; with `causal`,
  * keys after the query) and turned into probabilities with the online
  * softmax (a running row maximum m and row sum l; when the maximum grows,
  * what was summed so far is rescaled by exp2(m_old - m_new)); P, the
- * probabilities rounded to half, multiplies V's tile from registers into
+ * probabilities rounded to ELEM, multiplies V's tile from registers into
  * the output fragment. The score matrix never touches memory. With
  * `causal`, the loop stops at the block's last query: the key tiles after
  * it are all masked, and never loaded.
@@ -27,29 +28,32 @@
 #include <math.h>
 #include <tilepp/tile.h>
 
-/* The head dimension is a compile-time constant, as the tile sizes are:
- * build the file with -DHEAD_DIM=64 (for tilepp and the C compiler alike)
- * for heads of 64. */
+/* The head dimension and the element type are compile-time constants, as
+ * the tile sizes are: build the file with -DHEAD_DIM=64 or -DELEM=bfloat16
+ * (for tilepp and the C compiler alike) for heads of 64 or bfloat16 data. */
 #ifndef HEAD_DIM
 #define HEAD_DIM 128
+#endif
+#ifndef ELEM
+#define ELEM half
 #endif
 enum { BM = 128, BN = 64 };
 
 #pragma tile kernel threads(256)
 void flash_attention(int batch, int heads, int seq, int causal, float scale,
-                     const half Q[batch][heads][seq][HEAD_DIM], const half K[batch][heads][seq][HEAD_DIM],
-                     const half V[batch][heads][seq][HEAD_DIM], half O[batch][heads][seq][HEAD_DIM])
+                     const ELEM Q[batch][heads][seq][HEAD_DIM], const ELEM K[batch][heads][seq][HEAD_DIM],
+                     const ELEM V[batch][heads][seq][HEAD_DIM], ELEM O[batch][heads][seq][HEAD_DIM])
 {
 #pragma tile grid
     for (int b = 0; b < batch; b++)
         for (int h = 0; h < heads; h++)
             for (int qb = 0; qb < tile_cdiv(seq, BM); qb++) {
 #pragma tile shared
-                half Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
+                ELEM Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
 #pragma tile fragment
                 float S[BM][BN], Acc[BM][HEAD_DIM], m[BM], m_old[BM], l[BM], rescale[BM], row_sum[BM];
 #pragma tile fragment
-                half P[BM][BN];
+                ELEM P[BM][BN];
                 const float scale_log2 = scale * 1.4426950408889634f;
                 const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
                 tile_load(Qs, Q[b][h], qb * BM, 0, seq, HEAD_DIM);

@@ -31,7 +31,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 mma_test mma90_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_bf16 mma_test mma90_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
@@ -41,13 +41,14 @@ have gemm_test && step "gemm_test (TILEPP_PATH=sm90)" gemm_test_sm90.log env TIL
 have reduce_test && step "reduce_test (TILEPP_PATH=sm80)" reduce_test_sm80.log env TILEPP_PATH=sm80 "$bin/reduce_test"
 have attention_test && step "attention_test (TILEPP_PATH=sm80)" attention_test_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test"
 have attention_test_d64 && step "attention_test_d64 (TILEPP_PATH=sm80)" attention_test_d64_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_d64"
+have attention_test_bf16 && step "attention_test_bf16 (TILEPP_PATH=sm80)" attention_test_bf16_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_bf16"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm80)" tile_ops_test_sm80.log env TILEPP_PATH=sm80 "$bin/tile_ops_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90.log env TILEPP_PATH=sm90 "$bin/tile_ops_test"
 for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample rows_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
 if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
-    for t in gpu_samples_test gemm_test tile_ops_test attention_test attention_test_d64; do
+    for t in gpu_samples_test gemm_test tile_ops_test attention_test attention_test_d64 attention_test_bf16; do
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t"
     done
@@ -85,6 +86,6 @@ for i in "${!names[@]}"; do
 done
 for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
     tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test attention_test_sm80 attention_test_d64 \
-    attention_test_d64_sm80 mma_test mma90_test; do
+    attention_test_d64_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done

@@ -11,11 +11,15 @@
 
 /* The bracketed extents after a parameter's name: `x[rows][cols]` or
  * `(*x)[cols]` (whose first extent is unknown). */
-static int declarator_extents(Builder *b, CXCursor parm, const char *name, char **extents)
+/* The extents of a parameter's declarator `T name[e1][e2]...` (or `T
+ * (*name)[e2]...`, whose first extent is NULL), as token text, from the
+ * tokens of `range`. When the range starts at the name (see
+ * declarator_extents), a `)` right after it marks the pointer form. */
+static int extents_in(Builder *b, CXSourceRange range, const char *name, bool from_name, char **extents)
 {
     CXToken *toks;
     unsigned n;
-    clang_tokenize(b->fe->tu, clang_getCursorExtent(parm), &toks, &n);
+    clang_tokenize(b->fe->tu, range, &toks, &n);
     int rank = 0, depth = 0;
     bool after_name = false, pointer_form = false;
     Str cur = {0};
@@ -24,8 +28,11 @@ static int declarator_extents(Builder *b, CXCursor parm, const char *name, char 
         if (!after_name) {
             if (strcmp(t, "*") == 0 && i + 1 < n)
                 pointer_form = true;
-            if (strcmp(t, name) == 0)
+            if (strcmp(t, name) == 0) {
                 after_name = true;
+                if (from_name && i + 1 < n)
+                    pointer_form = strcmp(cx_take(clang_getTokenSpelling(b->fe->tu, toks[i + 1])), ")") == 0;
+            }
             continue;
         }
         if (strcmp(t, "[") == 0 && depth++ == 0)
@@ -46,7 +53,21 @@ static int declarator_extents(Builder *b, CXCursor parm, const char *name, char 
         extents[0] = NULL;
         rank++;
     }
-    return rank;
+    return after_name ? rank : -1;
+}
+
+static int declarator_extents(Builder *b, CXCursor parm, const char *name, char **extents)
+{
+    CXSourceRange whole = clang_getCursorExtent(parm);
+    int rank = extents_in(b, whole, name, false, extents);
+    if (rank >= 0)
+        return rank;
+    /* The declaration starts in a macro defined elsewhere (`ELEM x[n][m]`
+     * with -DELEM=...): its extent spans two buffers and tokenizes to
+     * nothing. The declarator itself, from the name on, is in the file. */
+    CXSourceRange from_name = clang_getRange(clang_getCursorLocation(parm), clang_getRangeEnd(whole));
+    rank = extents_in(b, from_name, name, true, extents);
+    return rank < 0 ? 0 : rank;
 }
 
 static bool build_buffer_param(Builder *b, CXCursor parm, IrParam *p, CXType t)
