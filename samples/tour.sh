@@ -327,13 +327,16 @@ From <tilepp/tile.h> (real CPU implementations):
   tile_load / tile_store (6 arguments: zero past the edge; 4: in bounds;
   1-D tiles: (tile, vector, i0 [, n])), tile_copy (any spaces, converting),
   tile_clear, tile_fill, tile_gemm[_nt|_tn|_tt]
-  tile_reduce_max|min|sum|absmax|abssum (GPU: a fragment's rows), tile_print
+  tile_reduce_max|min|sum|absmax|abssum (GPU: a fragment's rows, shared
+  tiles along either dim), tile_print (CPU)
 Math in kernel bodies is plain C: expf, tanhf, erff, fmaxf, sqrtf, ternaries,
 locals, if/else, inner sequential loops, static helper functions, macros and
 enum constants. In a grid block, statements between loops run on every
 thread alike (one thread when they write memory); barriers are placed for you.
 A parallel loop over a 2-D fragment's indices runs in registers, each thread
-on its own elements (fused GEMM epilogues: samples/gemm_bias_gelu.c).
+on its own elements (fused GEMM epilogues: samples/gemm_bias_gelu.c); a GEMM
+takes its A operand from a fragment, and a pipelined loop may hold two GEMMs
+with fragment work between them (samples/flash_attention.c).
 
 Code paths: sm_80 (mma.sync, ldmatrix, cp.async; runs on Hopper too) and, for
 GEMM-shaped grids, sm_90a (TMA + mbarrier pipeline, wgmma, warp-specialized,
@@ -359,6 +362,7 @@ section "gemm: run (CPU reference, GPU, cuBLAS)" sec_run gemm
 section "gemm: schedules" sec_run gemm_schedules
 section "gemm: tensor-core landmarks (SASS)" sec_gemm_landmarks
 section "gemm_bias_gelu (a fused epilogue in registers): source and generated code" sec_translate gemm_bias_gelu
+section "flash_attention (two products and the online softmax in one pipelined loop): source and generated code" sec_translate flash_attention
 section "softmax: source and generated code" sec_translate softmax
 section "softmax, layernorm, normalize: run" sec_run rows
 
