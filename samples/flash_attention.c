@@ -37,7 +37,9 @@
 #ifndef ELEM
 #define ELEM half
 #endif
-enum { BM = 128, BN = 64 };
+/* Key tiles of 64 columns; 128 for heads of 64, where 64 would make each
+ * step's products too small for the tensor cores (bench/RESULTS.md). */
+enum { BM = 128, BN = HEAD_DIM <= 64 ? 128 : 64 };
 
 #pragma tile kernel threads(256)
 void flash_attention(int batch, int heads, int seq, int causal, float scale,

@@ -949,13 +949,13 @@ static void accumulator_budget(void **state)
 
     assert_null(unit_lower(nt_gemm(128, 128, 256, 2, NULL)));
     expect_error("unit_input.c:12:19: error: the block's fragments would hold 256 values in each of the 128 "
-                 "threads' registers; at most 160 fit without spilling: use more threads (up to 256) or smaller tiles");
+                 "threads' registers; at most 176 fit without spilling: use more threads (up to 256) or smaller tiles");
     unit_teardown(NULL);
     unit_setup(NULL);
 
     assert_null(unit_lower(nt_gemm(128, 256, 256, 2, NULL)));
     expect_error("unit_input.c:12:19: error: the block's fragments would hold 512 values in each of the 128 "
-                 "threads' registers; at most 160 fit without spilling: use more threads (up to 256) or smaller tiles");
+                 "threads' registers; at most 176 fit without spilling: use more threads (up to 256) or smaller tiles");
 }
 
 /* Two blocks per multiprocessor (__launch_bounds__ min blocks) when the
