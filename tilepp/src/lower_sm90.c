@@ -445,38 +445,54 @@ static bool touches(const IrStmt *s, const IrBuffer *frag)
     return op->dst == frag || op->src == frag || op->a == frag || op->b == frag || op->c == frag;
 }
 
+static bool planned_wait(const Sm90Plan *p, const IrStmt *s)
+{
+    for (int i = 0; i < p->waits.len; i++)
+        if (p->waits.items[i] == s)
+            return true;
+    return false;
+}
+
 /* Where the consumers wait for their products (p->waits). A product is an
  * asynchronous wgmma group that writes C and reads a register A until it
- * completes; products that follow one another on the same registers may
- * be in flight together, anything else that touches them waits. The last
- * product of an iteration stays in flight into the next (release() waits
- * for all but the newest group), so the body is walked twice, the second
- * time from what the first left in flight. */
+ * completes; products that follow one another on the same accumulator may
+ * be in flight together, anything else that touches their registers waits.
+ * The last product of an iteration stays in flight into the next
+ * (release() waits for all but the newest group). The body is simulated
+ * for a first iteration (nothing in flight) and a second (what the first
+ * left), with the waits planned so far; a statement that touches what is
+ * in flight without a planned wait gets one, and the simulation runs
+ * again until no wait is added: every iteration then waits where it must. */
 static void plan_waits(Sm90Plan *p)
 {
     const Vec *body = &p->pipe->body;
-    const IrBuffer *flight[2 * 16];
-    int nflight = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < body->len; i++) {
-            const IrStmt *s = body->items[i];
-            if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
-                continue;
-            bool gemm = s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM;
-            bool wait = false;
-            for (int f = 0; f < nflight && !wait; f++)
-                wait = touches(s, flight[f]) && !(gemm && s->op->c == flight[f] && flight[f] != s->op->a);
-            if (wait) {
-                nflight = 0;
-                if (pass == 1)
+    for (bool added = true; added;) {
+        added = false;
+        Vec flight = {0}; /* const IrBuffer*: the registers of the products in flight */
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < body->len; i++) {
+                const IrStmt *s = body->items[i];
+                if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
+                    continue;
+                bool gemm = s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM;
+                bool needs = false;
+                for (int f = 0; f < flight.len && !needs; f++) {
+                    const IrBuffer *b = flight.items[f];
+                    needs = touches(s, b) && !(gemm && s->op->c == b && b != s->op->a);
+                }
+                if (needs && !planned_wait(p, s)) {
                     vec_push(&p->waits, (void *)s);
+                    added = true;
+                }
+                if (planned_wait(p, s))
+                    flight.len = 0;
+                if (gemm) {
+                    vec_push(&flight, s->op->c);
+                    if (s->op->a->space == SPACE_FRAGMENT)
+                        vec_push(&flight, s->op->a);
+                }
             }
-            if (gemm && nflight + 2 <= (int)(sizeof flight / sizeof flight[0])) {
-                flight[nflight++] = s->op->c;
-                if (s->op->a->space == SPACE_FRAGMENT)
-                    flight[nflight++] = s->op->a;
-            }
-        }
+    }
 }
 
 /* Registers a block launches with per thread, when `blocks` share an SM:
