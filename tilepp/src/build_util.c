@@ -133,13 +133,7 @@ IrType ir_type(CXType t)
 
 void use_pragma(Builder *b, const Pragma *p) { vec_push(&b->used_pragmas, (void *)p); }
 
-bool pragma_used(const Builder *b, const Pragma *p)
-{
-    for (int i = 0; i < b->used_pragmas.len; i++)
-        if (b->used_pragmas.items[i] == p)
-            return true;
-    return false;
-}
+bool pragma_used(const Builder *b, const Pragma *p) { return vec_contains(&b->used_pragmas, p); }
 
 IrStmt *new_stmt(Builder *b, IrStmtKind kind, CXCursor src, const Pragma *p)
 {

@@ -418,13 +418,7 @@ static void put_parallel_kernel(Out *o, const KernelPlan *kp, const ParallelPlan
     put(o, "}\n\n");
 }
 
-static bool is_filled(const ParallelPlan *pp, const RegCache *c)
-{
-    for (int i = 0; i < pp->fills.len; i++)
-        if (pp->fills.items[i] == c)
-            return true;
-    return false;
-}
+static bool is_filled(const ParallelPlan *pp, const RegCache *c) { return vec_contains(&pp->fills, c); }
 
 /* The wide buffers of the unrolled form that are not in a cache's
  * registers: one register array a group, tile_v_NAME[tile_k]. */

@@ -89,13 +89,9 @@ static void put_tile_loop(Block *bl, const IrGrid *g, int at_pipe, bool producer
     putf(o, "%sfor (long long tile_t = blockIdx.x; tile_t < tile_blocks; tile_t += gridDim.x) {\n", in);
     const char *body = aprintf("%s    ", in);
     put_block_index(o, g, "tile_t", body);
-    const Vec *decls = &bl->sm90->producer_decls;
     for (int i = 0; i < at_pipe; i++) { /* the consumers' scalars, or those the copies read */
         const IrStmt *s = g->body.items[i];
-        bool needed = !producer;
-        for (int d = 0; d < decls->len && !needed; d++)
-            needed = decls->items[d] == s;
-        if (s->kind == STMT_DECL && needed)
+        if (s->kind == STMT_DECL && (!producer || vec_contains(&bl->sm90->producer_decls, s)))
             put_code(o, s->code, NULL, false);
     }
     const IrLoop *l = &bl->sm90->pipe->loop;
@@ -164,14 +160,6 @@ static void put_product(Block *bl, const IrTileOp *g, const char *in)
     line_to_self(o);
 }
 
-static bool waits_before(const Sm90Plan *p, const IrStmt *s)
-{
-    for (int i = 0; i < p->waits.len; i++)
-        if (p->waits.items[i] == s)
-            return true;
-    return false;
-}
-
 /* The consumers' pipelined loop: for each iteration, wait for the stage,
  * run the body's products and fragment work in order (waiting for the
  * products in flight where lowering planned it), hand the stage back (the
@@ -196,7 +184,7 @@ static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
         const IrStmt *s = pipe->body.items[i];
         if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
             continue; /* the producer's */
-        if (waits_before(p, s))
+        if (vec_contains(&p->waits, s))
             putf(o, "%stile90::ptx::wgmma_wait<0>(); /* the products in flight touch what comes next */\n", in);
         if (s->kind == STMT_PARALLEL)
             put_fragment_loop(o, block_parallel(bl->gp, s->par), in);

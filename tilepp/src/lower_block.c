@@ -215,13 +215,7 @@ static void plan_syncs(GridPlan *gp, const Scope *sc, const Vec *body, Touch *pe
     }
 }
 
-bool block_sync_before(const GridPlan *gp, const IrStmt *s)
-{
-    for (int i = 0; i < gp->syncs.len; i++)
-        if (gp->syncs.items[i] == s)
-            return true;
-    return false;
-}
+bool block_sync_before(const GridPlan *gp, const IrStmt *s) { return vec_contains(&gp->syncs, s); }
 
 const ParallelPlan *block_parallel(const GridPlan *gp, const IrParallel *par)
 {
@@ -290,7 +284,7 @@ static bool add_rows(Vec *found, const IrBuffer *t, const IrBuffer *of)
     return true;
 }
 
-/* The 1-D and the first 2-D fragment a parallel loop uses. */
+/* The first fragment of rank `rank` a parallel loop uses, or NULL. */
 static const IrBuffer *loop_fragment(const IrParallel *par, int rank)
 {
     for (int a = 0; a < par->accesses.len; a++) {
@@ -409,11 +403,18 @@ static bool is_loop_var(const Affine *a, int d, int depth)
     return true;
 }
 
-/* Does loop d of the nest cover [0, n) exactly, in steps of 1? */
-static bool covers(const IrLoop *l, long long n)
+/* Does loop l cover dimension extent n of fragment f exactly, from 0 in
+ * steps of 1? Refuses it otherwise. */
+static bool covers(const IrLoop *l, const IrBuffer *f, long long n)
 {
-    return l->bounds_const && l->lo_const == 0 && l->hi_const == n && l->step_is_const && l->step_const == 1 &&
-           !l->inclusive && !l->descending;
+    if (l->bounds_const && l->lo_const == 0 && l->hi_const == n && l->step_is_const && l->step_const == 1 &&
+        !l->inclusive && !l->descending)
+        return true;
+    error_at(l->loc,
+             "the loop over fragment '%s' covers it exactly: '%s' from 0 while < %lld, step 1 (skip elements with an "
+             "if in the body)",
+             f->name, l->var, n);
+    return false;
 }
 
 /* A 1-D loop over fragments that hold rows (LAYOUT_ROWS): each thread
@@ -429,13 +430,8 @@ static bool plan_rows_loop(GridPlan *gp, ParallelPlan *pp, const IrBuffer *f)
                  f->name, f->name);
         return false;
     }
-    if (!covers(&par->loops[0], f->dims[0])) {
-        error_at(par->loops[0].loc,
-                 "the loop over fragment '%s' covers it exactly: '%s' from 0 while < %lld, step 1 (skip "
-                 "elements with an if in the body)",
-                 f->name, par->loops[0].var, f->dims[0]);
+    if (!covers(&par->loops[0], f, f->dims[0]))
         return false;
-    }
     for (int i = 0; i < par->accesses.len; i++) {
         const IrAccess *a = par->accesses.items[i];
         if (a->buf->space != SPACE_FRAGMENT)
@@ -470,17 +466,11 @@ static bool plan_rows_loop(GridPlan *gp, ParallelPlan *pp, const IrBuffer *f)
 static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
 {
     const IrParallel *par = pp->par;
-    const IrAccess *first = NULL, *first2d = NULL;
-    for (int i = 0; i < par->accesses.len; i++) {
-        const IrAccess *a = par->accesses.items[i];
-        if (a->buf->space == SPACE_FRAGMENT && !first)
-            first = a;
-        if (a->buf->space == SPACE_FRAGMENT && a->buf->rank == 2 && !first2d)
-            first2d = a;
-    }
-    if (!first)
+    const IrBuffer *f = loop_fragment(par, 2);
+    if (!f)
+        f = loop_fragment(par, 1);
+    if (!f)
         return true;
-    const IrBuffer *f = first2d ? first2d->buf : first->buf;
     if (par->vector != 1) {
         error_at(par->vector_loc,
                  "vector(%d) on a loop over fragment '%s': each thread visits the elements its "
@@ -507,16 +497,9 @@ static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
                  f->name, f->dims[0], f->dims[1]);
         return false;
     }
-    for (int d = 0; d < 2; d++) {
-        const IrLoop *l = &par->loops[d];
-        if (!covers(l, f->dims[d])) {
-            error_at(l->loc,
-                     "the loop over fragment '%s' covers it exactly: '%s' from 0 while < %lld, step 1 (skip "
-                     "elements with an if in the body)",
-                     f->name, l->var, f->dims[d]);
+    for (int d = 0; d < 2; d++)
+        if (!covers(&par->loops[d], f, f->dims[d]))
             return false;
-        }
-    }
     for (int i = 0; i < par->accesses.len; i++) {
         const IrAccess *a = par->accesses.items[i];
         if (a->buf->space != SPACE_FRAGMENT)

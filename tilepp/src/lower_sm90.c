@@ -445,14 +445,6 @@ static bool touches(const IrStmt *s, const IrBuffer *frag)
     return op->dst == frag || op->src == frag || op->a == frag || op->b == frag || op->c == frag;
 }
 
-static bool planned_wait(const Sm90Plan *p, const IrStmt *s)
-{
-    for (int i = 0; i < p->waits.len; i++)
-        if (p->waits.items[i] == s)
-            return true;
-    return false;
-}
-
 /* Where the consumers wait for their products (p->waits). A product is an
  * asynchronous wgmma group that writes C and reads a register A until it
  * completes; products that follow one another on the same accumulator may
@@ -480,11 +472,11 @@ static void plan_waits(Sm90Plan *p)
                     const IrBuffer *b = flight.items[f];
                     needs = touches(s, b) && !(gemm && s->op->c == b && b != s->op->a);
                 }
-                if (needs && !planned_wait(p, s)) {
+                if (needs && !vec_contains(&p->waits, s)) {
                     vec_push(&p->waits, (void *)s);
                     added = true;
                 }
-                if (planned_wait(p, s))
+                if (vec_contains(&p->waits, s))
                     flight.len = 0;
                 if (gemm) {
                     vec_push(&flight, s->op->c);

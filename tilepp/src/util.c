@@ -167,6 +167,14 @@ void vec_push(Vec *v, void *item)
     v->items[v->len++] = item;
 }
 
+bool vec_contains(const Vec *v, const void *item)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == item)
+            return true;
+    return false;
+}
+
 bool str_starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
 bool str_ends_with(const char *s, const char *suffix)

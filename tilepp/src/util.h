@@ -48,6 +48,8 @@ typedef struct Vec {
 } Vec;
 
 void vec_push(Vec *v, void *item);
+/* Whether `item` is one of v's items (the same pointer). */
+bool vec_contains(const Vec *v, const void *item);
 
 /* The whole file (malloc'd, NUL-terminated), or NULL if it cannot be read. */
 char *read_file(const char *path, size_t *len);
