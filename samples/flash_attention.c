@@ -71,18 +71,22 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
 #pragma tile parallel
                     for (int i = 0; i < BM; i++)
                         for (int j = 0; j < BN; j++) {
-                            const int key = kb * BN + j, query = qb * BM + i;
-                            S[i][j] = key >= seq || (causal && key > query) ? -INFINITY : S[i][j] * scale_log2;
+                            /* keys from `limit` on are masked: past the sequence, or (causal) after the query */
+                            const int query = qb * BM + i, limit = causal && query < seq ? query + 1 : seq;
+                            if (kb * BN + j >= limit)
+                                S[i][j] = -INFINITY;
                         }
                     tile_copy(m_old, m);
                     tile_reduce_max(S, m, 1, 0);
 #pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        rescale[i] = exp2f(m_old[i] - (m[i] == -INFINITY ? 0.0f : m[i]));
+                    for (int i = 0; i < BM; i++) {
+                        const float m_scaled = m[i] == -INFINITY ? 0.0f : m[i] * scale_log2;
+                        rescale[i] = exp2f(m_old[i] * scale_log2 - m_scaled);
+                    }
 #pragma tile parallel
                     for (int i = 0; i < BM; i++)
                         for (int j = 0; j < BN; j++)
-                            S[i][j] = exp2f(S[i][j] - (m[i] == -INFINITY ? 0.0f : m[i]));
+                            S[i][j] = exp2f(S[i][j] * scale_log2 - (m[i] == -INFINITY ? 0.0f : m[i] * scale_log2));
                     tile_reduce_sum(S, row_sum, 1, 1);
 #pragma tile parallel
                     for (int i = 0; i < BM; i++)

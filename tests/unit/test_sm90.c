@@ -206,9 +206,7 @@ static void reasons(void **state)
 /* An attention mainloop: Q preloaded before the loop (one copy, its own
  * barriers, first among the producer's tiles), K and V in the stages, two
  * products (the second with A from registers) with fragment work between
- * them. The consumers wait for the products only before the first
- * statement that touches S after its product, and the P V product stays
- * in flight into the next iteration (S's clear and product do not wait). */
+ * them, rotated (Sm90Plan.rotated) with counted waits. */
 static void attention_mainloop(void **state)
 {
     (void)state;
@@ -264,14 +262,105 @@ static void attention_mainloop(void **state)
     assert_int_equal(p->stage_bytes, 2 * 64 * 64 * 2);
     assert_int_equal(tile(p, 1)->offset, tile(p, 0)->bytes); /* one copy of Q, then the stages */
     assert_true(p->pre_barriers >= p->barriers + 2 * 16);
-    /* one wait: before the reduction, the first statement after S's product */
-    assert_int_equal(p->waits.len, 1);
-    const IrStmt *waited = p->waits.items[0];
-    assert_int_equal(waited->kind, STMT_TILE_OP);
-    assert_int_equal(waited->op->kind, TILE_REDUCE);
+    /* software-pipelined: the next S = Q K^T goes before this P V, which
+     * runs under the softmax; the consumers wait for S alone before the
+     * reduction (P V still running), for P V before P is overwritten */
+    assert_true(p->rotated);
+    const IrStmt *head = p->pipe->body.items[p->head], *tail = p->pipe->body.items[p->tail];
+    assert_int_equal(head->op->kind, TILE_GEMM);
+    assert_string_equal(head->op->c->name, "S");
+    assert_int_equal(tail->op->kind, TILE_GEMM);
+    assert_string_equal(tail->op->a->name, "P");
+    assert_int_equal(p->tail, p->pipe->body.len - 1);
+    assert_int_equal(p->waits.len, 2);
+    const Sm90Wait *first = p->waits.items[0], *second = p->waits.items[1];
+    assert_int_equal(first->before->op->kind, TILE_REDUCE);
+    assert_int_equal(first->pending, 1);
+    assert_int_equal(second->before->op->kind, TILE_COPY);
+    assert_int_equal(second->pending, 0);
     /* the producer needs `last` (its loop bound), not the scale */
     assert_int_equal(p->producer_decls.len, 1);
     assert_string_equal(((const IrStmt *)p->producer_decls.items[0])->decl_names.items[0], "last");
+}
+
+/* A loop of two products with fragment work between them, written with
+ * `prologue` before its first product and `stages` stages. */
+static const Sm90Plan *two_products(const char *prologue, int stages)
+{
+    const char *src =
+        aprintf("#include <math.h>\n"
+                "#include <tilepp/tile.h>\n"
+                "#pragma tile kernel threads(256)\n"
+                "void g(int n, const half A[n][64], const half B[64][n], const half C[n][64], half O[n][64])\n"
+                "{\n"
+                "#pragma tile grid\n"
+                "    for (int rb = 0; rb < tile_cdiv(n, 128); rb++) {\n"
+                "#pragma tile shared\n"
+                "        half As[128][64], Bs[64][64], Cs[64][64];\n"
+                "#pragma tile fragment\n"
+                "        float S[128][64], Acc[128][64];\n"
+                "#pragma tile fragment\n"
+                "        half P[128][64];\n"
+                "        tile_clear(Acc);\n"
+                "#pragma tile pipelined stages(%d)\n"
+                "        for (int kb = 0; kb < tile_cdiv(n, 64); kb++) {\n"
+                "            tile_load(As, A, rb * 128, 0, n, 64);\n"
+                "            tile_load(Bs, B, 0, kb * 64, 64, n);\n"
+                "            tile_load(Cs, C, kb * 64, 0, n, 64);\n"
+                "%s"
+                "            tile_clear(S);\n"
+                "            tile_gemm(As, Bs, S);\n"
+                "#pragma tile parallel\n"
+                "            for (int i = 0; i < 128; i++)\n"
+                "                for (int j = 0; j < 64; j++)\n"
+                "                    S[i][j] = S[i][j] > 0.0f ? S[i][j] : 0.0f;\n"
+                "            tile_copy(P, S);\n"
+                "            tile_gemm(P, Cs, Acc);\n"
+                "        }\n"
+                "        tile_store(O, Acc, rb * 128, 0, n, 64);\n"
+                "    }\n"
+                "}\n",
+                stages, prologue);
+    const GridPlan *gp = plan_of(src, ARCH_SM80 | ARCH_SM90A);
+    if (!gp->sm90)
+        fail_msg("no sm_90a variant: %s", gp->sm90_why);
+    return gp->sm90;
+}
+
+/* Rotation only where it changes no value and the stages allow it: not
+ * when the statements before the first product touch the last product's
+ * accumulator, nor with one stage (an iteration holds two); the in-order
+ * loop keeps its last product in flight into the next iteration, so the
+ * only wait is before the loop over S, for everything. */
+static void rotation(void **state)
+{
+    (void)state;
+    const Sm90Plan *p = two_products("", 2);
+    assert_true(p->rotated);
+    assert_int_equal(p->waits.len, 2); /* the loop over S (P Cs left running), the copy into P */
+    assert_int_equal(((const Sm90Wait *)p->waits.items[0])->pending, 1);
+    assert_int_equal(((const Sm90Wait *)p->waits.items[1])->pending, 0);
+    /* the loop over S runs under P Cs: pinned before the second wait; the
+     * first wait keeps the loop after it (it reads S, which it waited for) */
+    const Sm90Wait *w = p->waits.items[1];
+    assert_int_equal(w->pinned.len, 1);
+    assert_string_equal(((const IrBuffer *)w->pinned.items[0])->name, "S");
+    w = p->waits.items[0];
+    assert_int_equal(w->pinned.len, 0);
+    assert_int_equal(w->after.len, 1);
+    assert_string_equal(((const IrBuffer *)w->after.items[0])->name, "S");
+    const char *touch_acc = "#pragma tile parallel\n"
+                            "            for (int i = 0; i < 128; i++)\n"
+                            "                for (int j = 0; j < 64; j++)\n"
+                            "                    Acc[i][j] *= 0.5f;\n";
+    p = two_products(touch_acc, 2);
+    assert_false(p->rotated);
+    p = two_products("", 1);
+    assert_false(p->rotated);
+    assert_int_equal(p->waits.len, 1);
+    w = p->waits.items[0];
+    assert_int_equal(w->before->kind, STMT_PARALLEL);
+    assert_int_equal(w->pending, 0);
 }
 
 int main(void)
@@ -279,6 +368,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         UNIT_TEST(brief_schedule),
         UNIT_TEST(attention_mainloop),
+        UNIT_TEST(rotation),
         UNIT_TEST(in_flight_threshold),
         UNIT_TEST(two_consumer_groups),
         UNIT_TEST(mn_major_swizzles),

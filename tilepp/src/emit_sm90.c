@@ -139,31 +139,92 @@ static void put_producer(Block *bl, const IrGrid *g, int at_pipe)
 
 /* A shared operand of a product: its stage in the loop, its one copy if
  * preloaded. */
-static const char *operand(const Block *bl, const IrBuffer *t)
+/* A shared tile operand of a product: the preload's one copy, or the
+ * tile in the stage named by `stage`. */
+static const char *operand(const Block *bl, const IrBuffer *t, const char *stage)
 {
     const Sm90Tile *st = sm90_tile(bl->sm90, t);
-    return aprintf("%s(%s)", t->name, st->preload ? "0" : "tile_stage");
+    return aprintf("%s(%s)", t->name, st->preload ? "0" : stage);
 }
 
 /* wgmma: A from shared memory (tile90::mma) or from registers (mma_rs). */
-static void put_product(Block *bl, const IrTileOp *g, const char *in)
+static void put_product(Block *bl, const IrTileOp *g, const char *stage, const char *in)
 {
     Out *o = bl->o;
     line_to_source(o, g->loc);
     if (g->a->space == SPACE_FRAGMENT)
         putf(o, "%stile90::mma_rs<%s, %s>(%s, %s, %s);\n", in, g->b_trans ? "true" : "false", elem(g->b), g->a->name,
-             operand(bl, g->b), g->c->name);
+             operand(bl, g->b, stage), g->c->name);
     else
         putf(o, "%stile90::mma<%s, %s, %s, %lld, %lld, %lld>(%s, %s, %s);\n", in, g->a_trans ? "false" : "true",
              g->b_trans ? "true" : "false", elem(g->a), g->c->dims[0], g->c->dims[1],
-             g->a_trans ? g->a->dims[0] : g->a->dims[1], operand(bl, g->a), operand(bl, g->b), g->c->name);
+             g->a_trans ? g->a->dims[0] : g->a->dims[1], operand(bl, g->a, stage), operand(bl, g->b, stage),
+             g->c->name);
     line_to_self(o);
+}
+
+/* Statements first..last of the loop's body (the loads are the
+ * producer's), each after its planned wait: the planned count of products
+ * left running, or none (`all`: the first iteration of a rotated loop,
+ * which has fewer products in flight than the planned counts assume). */
+static void put_body(Block *bl, const IrPipelined *pipe, int first, int last, bool all, const char *in)
+{
+    Out *o = bl->o;
+    for (int i = first; i <= last; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
+            continue;
+        const Sm90Wait *w = sm90_wait_before(bl->sm90, s);
+        for (int f = 0; w && f < w->pinned.len; f++)
+            putf(o, "%stile90::ptx::fence_operands(%s.v); /* computed under the products in flight */\n", in,
+                 ((const IrBuffer *)w->pinned.items[f])->name);
+        if (w)
+            putf(o, "%stile90::ptx::wgmma_wait<%d>(); /* the products in flight touch what comes next */\n", in,
+                 all ? 0 : w->pending);
+        for (int f = 0; w && f < w->after.len; f++)
+            putf(o, "%stile90::ptx::fence_operands(%s.v); /* read after the wait */\n", in,
+                 ((const IrBuffer *)w->after.items[f])->name);
+        if (s->kind == STMT_PARALLEL)
+            put_fragment_loop(o, block_parallel(bl->gp, s->par), in);
+        else if (s->op->kind == TILE_GEMM)
+            put_product(bl, s->op, "tile_stage", in);
+        else
+            put_op(bl, s->op, in);
+    }
+}
+
+/* A rotated loop (Sm90Plan.rotated): each iteration issues its head, then
+ * (but in the first) the previous iteration's tail on the previous stage,
+ * then the rest of its body; it ends with every product complete, and
+ * hands the previous stage back. After the loop, the last tail. */
+static void put_rotated_body(Block *bl, const IrPipelined *pipe)
+{
+    Out *o = bl->o;
+    const Sm90Plan *p = bl->sm90;
+    const char *in = "                    ", *in2 = "                        ";
+    const IrTileOp *tail = ((const IrStmt *)pipe->body.items[p->tail])->op;
+    put_body(bl, pipe, 0, p->head, false, in);
+    putf(o, "%sif (tile_i == 0) {\n", in);
+    put_body(bl, pipe, p->head + 1, p->tail - 1, true, in2);
+    putf(o, "%s} else {\n", in);
+    put_product(bl, tail, "tile_prev", in2);
+    put_body(bl, pipe, p->head + 1, p->tail - 1, false, in2);
+    putf(o, "%s}\n", in);
+    putf(o, "%stile90::ptx::wgmma_wait<0>();\n", in);
+    putf(o, "%sif (tile_i > 0)\n%s    tile_pipe.give_back(tile_prev);\n", in, in);
+    putf(o, "%stile_prev = tile_stage;\n", in);
+    put(o, "                }\n");
+    put(o, "                if (tile_pl.count > 0) { /* the last iteration's tail */\n");
+    put_product(bl, tail, "tile_prev", in);
+    putf(o, "%stile90::ptx::wgmma_wait<0>();\n%stile_pipe.give_back(tile_prev);\n", in, in);
+    put(o, "                }\n");
 }
 
 /* The consumers' pipelined loop: for each iteration, wait for the stage,
  * run the body's products and fragment work in order (waiting for the
  * products in flight where lowering planned it), hand the stage back (the
- * last product stays in flight); then wait for everything. */
+ * last product stays in flight); then wait for everything. Rotated, in
+ * the order put_rotated_body prints. */
 static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
 {
     Out *o = bl->o;
@@ -174,27 +235,22 @@ static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
         const IrStmt *s = pipe->body.items[i];
         plain &= s->kind == STMT_TILE_OP && (s->op->kind == TILE_LOAD || s->op->kind == TILE_GEMM);
     }
-    putf(o, "            { // #pragma tile pipelined stages(%d) at %s:%d\n", pipe->stages, o->names->source_name,
-         pipe->loc.line);
+    putf(o, "            { // #pragma tile pipelined stages(%d) at %s:%d%s\n", pipe->stages, o->names->source_name,
+         pipe->loc.line,
+         p->rotated ? ": software-pipelined, each iteration's first product before the previous one's last" : "");
+    if (p->rotated)
+        put(o, "                int tile_prev = 0; /* the previous iteration's stage */\n");
     put(o, "                for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
     put(o, "                    const int tile_stage = tile_pipe.consume();\n");
     if (!plain)
         put_loop_var(o, &pipe->loop, "tile_pl", "tile_i", in);
-    for (int i = 0; i < pipe->body.len; i++) {
-        const IrStmt *s = pipe->body.items[i];
-        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
-            continue; /* the producer's */
-        if (vec_contains(&p->waits, s))
-            putf(o, "%stile90::ptx::wgmma_wait<0>(); /* the products in flight touch what comes next */\n", in);
-        if (s->kind == STMT_PARALLEL)
-            put_fragment_loop(o, block_parallel(bl->gp, s->par), in);
-        else if (s->op->kind == TILE_GEMM)
-            put_product(bl, s->op, in);
-        else
-            put_op(bl, s->op, in);
+    if (p->rotated) {
+        put_rotated_body(bl, pipe);
+    } else {
+        put_body(bl, pipe, 0, pipe->body.len - 1, false, in);
+        put(o, "                    tile_pipe.release(tile_stage);\n                }\n");
+        put(o, "                tile_pipe.drain();\n");
     }
-    put(o, "                    tile_pipe.release(tile_stage);\n                }\n");
-    put(o, "                tile_pipe.drain();\n");
     if (p->pre_bytes)
         put(o, "                tile_pre.give_back(0); /* the preloaded tiles, to the producer's next iteration */\n");
     put(o, "            }\n");

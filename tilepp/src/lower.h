@@ -130,13 +130,39 @@ enum { SM90_REGS_BESIDE_FRAGMENTS = 40 };
 /* Dynamic shared memory a block may have, per architecture. */
 enum { SMEM_LIMIT_SM80 = 163 * 1024, SMEM_LIMIT_SM90A = 227 * 1024 };
 
+/* A wait of the consumers for their products in flight (wgmma groups,
+ * which complete in the order issued): before `before`, until at most
+ * `pending` of the newest groups are still running. `pinned` are the
+ * fragments written since the previous wait that no product in flight
+ * touches: their work must be done before the wait, under the products
+ * (left alone, the compiler may sink it past the wait and serialize it).
+ * `after` are the fragments that the statements from `before` to the next
+ * wait read before writing them, but not the products left running: their work stays after
+ * the wait (hoisted above it, it would hold registers the whole time the
+ * products run, and ptxas would rather wait early than spill). */
+typedef struct Sm90Wait {
+    const IrStmt *before;
+    int pending;
+    Vec pinned, after; /* const IrBuffer* */
+} Sm90Wait;
+
 typedef struct Sm90Plan {
     const IrPipelined *pipe;
-    int pipe_at;            /* its position in the grid body */
-    const IrTileOp *gemm;   /* the loop's first product: its accumulator sets the warpgroups' arrangement */
-    Vec waits;              /* const IrStmt*: statements of the loop's body before which the consumers wait for
-                               their products in flight (the statement touches a fragment one of them writes or
-                               reads); the last product of an iteration stays in flight into the next */
+    int pipe_at;          /* its position in the grid body */
+    const IrTileOp *gemm; /* the loop's first product: its accumulator sets the warpgroups' arrangement */
+    Vec waits;            /* Sm90Wait*: where the consumers wait in the loop's body (a statement touches a
+                             fragment that a product in flight writes or reads); in order, the last product of
+                             an iteration stays in flight into the next; rotated, each iteration ends waiting
+                             for all */
+    /* Software pipelining of the loop: `rotated`, iteration i issues its
+     * first product (the body up to `head`), then iteration i-1's last
+     * product (`tail`, the body's last statement), then the rest of its
+     * body; so the tensor cores run the last product under the next
+     * iteration's fragment work (FlashAttention's P V under the softmax of
+     * the next S). The first iteration has no previous one; after the
+     * loop, the last iteration's tail. */
+    bool rotated;
+    int head, tail;         /* indices in pipe->body */
     Vec producer_decls;     /* const IrStmt*: the declarations before the loop that the producer's loop bounds and
                                copies read (the consumers run all of them) */
     long long pre_bytes;    /* bytes the preloads bring */
@@ -259,6 +285,8 @@ long long fragment_values_per_thread(const IrBuffer *t, int threads);
  * Hopper as well. */
 Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why);
 const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf);
+/* The wait planned before statement s of the pipelined loop: NULL if none. */
+const Sm90Wait *sm90_wait_before(const Sm90Plan *p, const IrStmt *s);
 /* The position of the op's TMA store among p->stores, or -1. */
 int sm90_store_index(const Sm90Plan *p, const IrTileOp *op);
 

@@ -445,46 +445,208 @@ static bool touches(const IrStmt *s, const IrBuffer *frag)
     return op->dst == frag || op->src == frag || op->a == frag || op->b == frag || op->c == frag;
 }
 
+const Sm90Wait *sm90_wait_before(const Sm90Plan *p, const IrStmt *s)
+{
+    for (int i = 0; i < p->waits.len; i++) {
+        const Sm90Wait *w = p->waits.items[i];
+        if (w->before == s)
+            return w;
+    }
+    return NULL;
+}
+
+/* Whether statement s must wait for product g in flight: it touches the
+ * registers g writes (C) or reads (a fragment A), unless it is a product
+ * that goes on accumulating into g's C (wgmma groups on one accumulator
+ * run in order). */
+static bool waits_for(const IrStmt *s, const IrTileOp *g)
+{
+    bool gemm = s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM;
+    if (touches(s, g->c) && !(gemm && s->op->c == g->c && s->op->a != g->c))
+        return true;
+    return g->a->space == SPACE_FRAGMENT && touches(s, g->a);
+}
+
+/* The fragments statement s writes. */
+static void add_written(Vec *written, const IrStmt *s)
+{
+    if (s->kind == STMT_PARALLEL) {
+        for (int i = 0; i < s->par->accesses.len; i++) {
+            const IrAccess *a = s->par->accesses.items[i];
+            if (a->is_write && a->buf->space == SPACE_FRAGMENT && !vec_contains(written, a->buf))
+                vec_push(written, a->buf);
+        }
+        return;
+    }
+    const IrBuffer *b = s->op->kind == TILE_GEMM ? s->op->c : s->op->dst;
+    if (b && b->space == SPACE_FRAGMENT && !vec_contains(written, b))
+        vec_push(written, (void *)b);
+}
+
+/* The fragments statement s reads, products aside (the runtime fences
+ * their operands itself). */
+static void add_read(Vec *read, const IrStmt *s)
+{
+    if (s->kind == STMT_PARALLEL) {
+        for (int i = 0; i < s->par->accesses.len; i++) {
+            const IrAccess *a = s->par->accesses.items[i];
+            if (a->is_read && a->buf->space == SPACE_FRAGMENT && !vec_contains(read, a->buf))
+                vec_push(read, a->buf);
+        }
+        return;
+    }
+    const IrBuffer *b = s->op->kind == TILE_GEMM ? NULL : s->op->src;
+    if (b && b->space == SPACE_FRAGMENT && !vec_contains(read, b))
+        vec_push(read, (void *)b);
+}
+
+static bool in_flight(const Vec *flight, const IrBuffer *b)
+{
+    for (int f = 0; f < flight->len; f++) {
+        const IrTileOp *g = flight->items[f];
+        if (g->c == b || g->a == b)
+            return true;
+    }
+    return false;
+}
+
+/* One statement of the consumers' simulated order, with the products in
+ * flight (oldest first) and the fragments written since the last wait:
+ * plans a wait where s touches one of the products (until only those
+ * issued after the newest it touches run; the least of the counts where
+ * one statement is simulated twice), applies the planned wait (pinning
+ * what was written before it, as the last simulation finds it), and puts s
+ * in flight if it is a product. Returns whether a wait was added or
+ * lowered. */
+static bool simulate(Sm90Plan *p, Vec *flight, Vec *written, Sm90Wait **last, const IrStmt *s)
+{
+    bool changed = false;
+    int newest = -1;
+    for (int f = 0; f < flight->len; f++)
+        if (waits_for(s, flight->items[f]))
+            newest = f;
+    Sm90Wait *w = (Sm90Wait *)sm90_wait_before(p, s);
+    if (newest >= 0) {
+        int pending = flight->len - 1 - newest;
+        if (!w) {
+            w = anew(sizeof *w);
+            w->before = s;
+            w->pending = pending;
+            vec_push(&p->waits, w);
+            changed = true;
+        } else if (pending < w->pending) {
+            w->pending = pending;
+            changed = true;
+        }
+    }
+    if (w) {
+        w->pinned.len = 0;
+        for (int i = 0; i < written->len; i++)
+            if (!in_flight(flight, written->items[i]))
+                vec_push(&w->pinned, written->items[i]);
+        written->len = 0;
+        w->after.len = 0;
+        *last = w;
+    }
+    if (w && flight->len > w->pending) { /* the oldest groups complete */
+        int done = flight->len - w->pending;
+        for (int f = done; f < flight->len; f++)
+            flight->items[f - done] = flight->items[f];
+        flight->len = w->pending;
+    }
+    if (*last) {
+        Vec read = {0};
+        add_read(&read, s);
+        for (int i = 0; i < read.len; i++)
+            if (!in_flight(flight, read.items[i]) && !vec_contains(written, read.items[i]) &&
+                !vec_contains(&(*last)->after, read.items[i]))
+                vec_push(&(*last)->after, read.items[i]);
+    }
+    add_written(written, s);
+    if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM)
+        vec_push(flight, (void *)s->op);
+    return changed;
+}
+
+static bool is_load(const IrStmt *s) { return s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD; }
+
 /* Where the consumers wait for their products (p->waits). A product is an
  * asynchronous wgmma group that writes C and reads a register A until it
  * completes; products that follow one another on the same accumulator may
- * be in flight together, anything else that touches their registers waits.
- * The last product of an iteration stays in flight into the next
- * (release() waits for all but the newest group). The body is simulated
- * for a first iteration (nothing in flight) and a second (what the first
- * left), with the waits planned so far; a statement that touches what is
- * in flight without a planned wait gets one, and the simulation runs
- * again until no wait is added: every iteration then waits where it must. */
+ * be in flight together, anything else that touches their registers waits
+ * for the groups up to the newest it touches.
+ *
+ * In order, the last product of an iteration stays in flight into the next
+ * (release() waits for all but the newest group): the body is simulated for
+ * a first iteration (nothing in flight) and a second (what the first left),
+ * with the waits planned so far, until no wait is added or lowered. Rotated,
+ * an iteration runs its head, the previous iteration's tail, then the rest
+ * of its body, and ends waiting for everything: one simulation of that
+ * order plans the waits of every iteration but the first (which has no
+ * tail, and waits for everything where the others wait at all). */
 static void plan_waits(Sm90Plan *p)
 {
     const Vec *body = &p->pipe->body;
-    for (bool added = true; added;) {
-        added = false;
-        Vec flight = {0}; /* const IrBuffer*: the registers of the products in flight */
-        for (int pass = 0; pass < 2; pass++)
-            for (int i = 0; i < body->len; i++) {
-                const IrStmt *s = body->items[i];
-                if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
-                    continue;
-                bool gemm = s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM;
-                bool needs = false;
-                for (int f = 0; f < flight.len && !needs; f++) {
-                    const IrBuffer *b = flight.items[f];
-                    needs = touches(s, b) && !(gemm && s->op->c == b && b != s->op->a);
-                }
-                if (needs && !vec_contains(&p->waits, s)) {
-                    vec_push(&p->waits, (void *)s);
-                    added = true;
-                }
-                if (vec_contains(&p->waits, s))
-                    flight.len = 0;
-                if (gemm) {
-                    vec_push(&flight, s->op->c);
-                    if (s->op->a->space == SPACE_FRAGMENT)
-                        vec_push(&flight, s->op->a);
-                }
-            }
+    if (p->rotated) {
+        Vec flight = {0}, written = {0}; /* const IrTileOp*: the products in flight, oldest first */
+        Sm90Wait *last = NULL;
+        for (int i = 0; i <= p->head; i++)
+            if (!is_load(body->items[i]))
+                simulate(p, &flight, &written, &last, body->items[i]);
+        simulate(p, &flight, &written, &last, body->items[p->tail]);
+        for (int i = p->head + 1; i < p->tail; i++)
+            if (!is_load(body->items[i]))
+                simulate(p, &flight, &written, &last, body->items[i]);
+        return;
     }
+    for (bool changed = true; changed;) {
+        changed = false;
+        Vec flight = {0}, written = {0};
+        Sm90Wait *last = NULL;
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < body->len; i++)
+                if (!is_load(body->items[i]))
+                    changed |= simulate(p, &flight, &written, &last, body->items[i]);
+    }
+}
+
+/* Whether the loop's products are worth rotating (Sm90Plan.rotated), and
+ * may be: the body (loads aside) runs from its first product to a last one
+ * with fragment work between them; nothing up to the first product touches
+ * the last one's registers (so issuing it after the next iteration's head
+ * changes no value); and at least two stages, since an iteration holds its
+ * own stage and the previous one's until that tail is issued. */
+static void plan_rotation(Sm90Plan *p)
+{
+    const Vec *body = &p->pipe->body;
+    int head = -1, tail = -1;
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (is_load(s))
+            continue;
+        tail = i;
+        if (head < 0 && s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM)
+            head = i;
+    }
+    const IrStmt *last = tail >= 0 ? body->items[tail] : NULL;
+    if (head < 0 || tail == head || last->kind != STMT_TILE_OP || last->op->kind != TILE_GEMM || p->pipe->stages < 2)
+        return;
+    bool work = false; /* fragment work to run under the tail */
+    for (int i = head + 1; i < tail; i++) {
+        const IrStmt *s = body->items[i];
+        work |= s->kind == STMT_PARALLEL || (s->kind == STMT_TILE_OP && s->op->kind == TILE_REDUCE);
+    }
+    for (int i = 0; i <= head; i++) {
+        const IrStmt *s = body->items[i];
+        if (!is_load(s) &&
+            (touches(s, last->op->c) || (last->op->a->space == SPACE_FRAGMENT && touches(s, last->op->a))))
+            return;
+    }
+    if (!work)
+        return;
+    p->rotated = true;
+    p->head = head;
+    p->tail = tail;
 }
 
 /* Registers a block launches with per thread, when `blocks` share an SM:
@@ -614,6 +776,7 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
     plan_stores(p, k, g);
     if (!plan_smem(p, groups, why))
         return NULL;
+    plan_rotation(p);
     plan_waits(p);
     plan_producer_decls(p, g);
     p->threads = 128 * (groups + 1);
