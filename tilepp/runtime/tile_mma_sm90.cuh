@@ -558,16 +558,6 @@ __device__ __forceinline__ void mma_rs(const accum<BM, BK, WG_M, 1> &P, const BT
     typedef tile80::detail::pair_of<T> pair;
     constexpr bool BF16 = element<T>::bf16;
 #if TILE90_DEVICE
-    /* P's values pass through a fence first: the compiler then rounds them
-     * here, after whatever waited for the previous product, and not early
-     * into registers that the previous product may still be reading (ptxas
-     * would then wait for it before the early rounding, under which the
-     * caller meant other work to run). */
-    float pv[pa::COUNT];
-#pragma unroll
-    for (int i = 0; i < pa::COUNT; i++)
-        pv[i] = P.v[i];
-    ptx::fence_operands(pv);
     /* All of P rounded first: registers written between the fence and the
      * products would make ptxas wait for each product (warning C7519). */
     uint32_t a[BK / 16][acc::MI][4];
@@ -576,7 +566,7 @@ __device__ __forceinline__ void mma_rs(const accum<BM, BK, WG_M, 1> &P, const BT
 #pragma unroll
         for (int mi = 0; mi < acc::MI; mi++) {
             /* columns 16 kk .. 16 kk + 15 of P: its n8 pieces 2 kk and 2 kk + 1 */
-            const float *lo = &pv[(mi * pa::NI + 2 * kk) * 4], *hi = lo + 4;
+            const float *lo = &P.v[(mi * pa::NI + 2 * kk) * 4], *hi = lo + 4;
             const typename pair::type h[4] = {pair::make(lo[0], lo[1]), pair::make(lo[2], lo[3]),
                                               pair::make(hi[0], hi[1]), pair::make(hi[2], hi[3])};
             memcpy(a[kk][mi], h, sizeof a[kk][mi]);
