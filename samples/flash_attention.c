@@ -105,3 +105,75 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
                 tile_store(O[b][h], Acc, qb * BM, 0, seq, HEAD_DIM);
             }
 }
+
+/* The same attention for the layout most models keep ([batch][seq][heads]
+ * [HEAD_DIM], BNHD) and with grouped-query attention: kv_heads K and V
+ * heads (heads a multiple of kv_heads), query head h reading K and V head
+ * h / (heads / kv_heads); kv_heads == heads is plain multi-head attention.
+ * A head's rows are then a slice of columns of the [seq][heads * HEAD_DIM]
+ * matrix of its batch, which the loads and the store index directly. */
+#pragma tile kernel threads(256)
+void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal, float scale,
+                         const ELEM Q[batch][seq][heads * HEAD_DIM], const ELEM K[batch][seq][kv_heads * HEAD_DIM],
+                         const ELEM V[batch][seq][kv_heads * HEAD_DIM], ELEM O[batch][seq][heads * HEAD_DIM])
+{
+#pragma tile grid
+    for (int b = 0; b < batch; b++)
+        for (int h = 0; h < heads; h++)
+            for (int qb = 0; qb < tile_cdiv(seq, BM); qb++) {
+#pragma tile shared
+                ELEM Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
+#pragma tile fragment
+                float S[BM][BN], Acc[BM][HEAD_DIM], m[BM], m_old[BM], l[BM], rescale[BM], row_sum[BM];
+#pragma tile fragment
+                ELEM P[BM][BN];
+                const float scale_log2 = scale * 1.4426950408889634f;
+                const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
+                const int kv = h / (heads / kv_heads); /* the K and V head of query head h */
+                tile_load(Qs, Q[b], qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
+                tile_clear(Acc);
+                tile_fill(m, -INFINITY);
+                tile_clear(l);
+#pragma tile pipelined stages(3)
+                for (int kb = 0; kb < tile_cdiv(last_key, BN); kb++) {
+                    tile_load(Ks, K[b], kb * BN, kv * HEAD_DIM, seq, kv_heads * HEAD_DIM);
+                    tile_load(Vs, V[b], kb * BN, kv * HEAD_DIM, seq, kv_heads * HEAD_DIM);
+                    tile_clear(S);
+                    tile_gemm_nt(Qs, Ks, S);
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        for (int j = 0; j < BN; j++) {
+                            /* keys from `limit` on are masked: past the sequence, or (causal) after the query */
+                            const int query = qb * BM + i, limit = causal && query < seq ? query + 1 : seq;
+                            if (kb * BN + j >= limit)
+                                S[i][j] = -INFINITY;
+                        }
+                    tile_copy(m_old, m);
+                    tile_reduce_max(S, m, 1, 0);
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++) {
+                        const float m_scaled = m[i] == -INFINITY ? 0.0f : m[i] * scale_log2;
+                        rescale[i] = exp2f(m_old[i] * scale_log2 - m_scaled);
+                    }
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        for (int j = 0; j < BN; j++)
+                            S[i][j] = exp2f(S[i][j] * scale_log2 - (m[i] == -INFINITY ? 0.0f : m[i] * scale_log2));
+                    tile_reduce_sum(S, row_sum, 1, 1);
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        l[i] = l[i] * rescale[i] + row_sum[i];
+#pragma tile parallel
+                    for (int i = 0; i < BM; i++)
+                        for (int j = 0; j < HEAD_DIM; j++)
+                            Acc[i][j] *= rescale[i];
+                    tile_copy(P, S);
+                    tile_gemm(P, Vs, Acc);
+                }
+#pragma tile parallel
+                for (int i = 0; i < BM; i++)
+                    for (int j = 0; j < HEAD_DIM; j++)
+                        Acc[i][j] = l[i] > 0.0f ? Acc[i][j] / l[i] : 0.0f;
+                tile_store(O[b], Acc, qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
+            }
+}

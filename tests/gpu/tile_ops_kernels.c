@@ -139,3 +139,29 @@ void gemm_acc(int M, int N, int K, const half A[M][K], const half B[K][N], const
             tile_store(D, Cf, by * BM, bx * BN, M, N);
         }
 }
+
+/* D = As B where As is A moved down by `shift` rows (up, for a negative
+ * shift), zeros where it has no row: the loads of A start before the
+ * matrix in the first blocks (or run past it in the last), which tilepp
+ * cannot rule out from the parameter; on sm_90a they are TMA copies, which
+ * fill what lies outside the matrix with zeros as tile_load does. */
+#pragma tile kernel threads(128)
+void gemm_shifted(int M, int N, int K, int shift, const half A[M][K], const half B[K][N], float D[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, BM); by++)
+        for (int bx = 0; bx < tile_cdiv(N, BN); bx++) {
+#pragma tile shared
+            half As[BM][BK], Bs[BK][BN];
+#pragma tile fragment
+            float Cf[BM][BN];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, BK); k++) {
+                tile_load(As, A, by * BM - shift, k * BK, M, K);
+                tile_load(Bs, B, k * BK, bx * BN, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_store(D, Cf, by * BM, bx * BN, M, N);
+        }
+}

@@ -33,6 +33,7 @@ void vec_stream(int n, const float *x, half *y);
 void mat_moves(int M, int N, const float X[M][N], half Y[M][N], bfloat16 Z[M][N], float W[M][N], half V[M][N]);
 void shifted_windows(int M, int N, const half X[M][N], half Y[M][N], float Z[M][N]);
 void gemm_acc(int M, int N, int K, const half A[M][K], const half B[K][N], const float Cin[M][N], float D[M][N]);
+void gemm_shifted(int M, int N, int K, int shift, const half A[M][K], const half B[K][N], float D[M][N]);
 
 #define TOL_EXACT 1e-6
 #define TOL_GEMM 0x1p-12
@@ -112,6 +113,17 @@ static void test_gemm_acc(int M, int N, int K)
     gc_finish(&c, launch, "gemm_acc %dx%dx%d%s", M, N, K, forced_sm90() && !tma_rows(N, K) ? " (refused)" : "");
 }
 
+static void test_gemm_shifted(int M, int N, int K, int shift)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *A = gc_in(&c, GC_F16, (size_t)M * K, 0), *B = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *D = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_GEMM);
+    gemm_shifted(M, N, K, shift, A->host, B->host, D->host);
+    gc_finish(&c, gemm_shifted_gpu(M, N, K, shift, A->dev, B->dev, D->dev), "gemm_shifted %dx%dx%d shift %d", M, N,
+              K, shift);
+}
+
 int main(void)
 {
     gc_require_gpu();
@@ -130,6 +142,12 @@ int main(void)
                                    {200, 136, 264}, {1, 8, 16},      {3, 5, 7},          {512, 512, 1024}};
     for (size_t i = 0; i < sizeof gemms / sizeof *gemms; i++)
         test_gemm_acc(gemms[i][0], gemms[i][1], gemms[i][2]);
+    /* rows TMA can address (the sm_90a variant), shifts of either sign */
+    static const int shifts[] = {0, 5, 200, -3, -130};
+    for (size_t i = 0; i < sizeof shifts / sizeof *shifts; i++) {
+        test_gemm_shifted(1000, 1000, 96, shifts[i]);
+        test_gemm_shifted(256, 512, 1024, shifts[i]);
+    }
 
     return gc_summary();
 }

@@ -9,32 +9,26 @@
 /* Parameters                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* The bracketed extents after a parameter's name: `x[rows][cols]` or
- * `(*x)[cols]` (whose first extent is unknown). */
 /* The extents of a parameter's declarator `T name[e1][e2]...` (or `T
  * (*name)[e2]...`, whose first extent is NULL), as token text, from the
- * tokens of `range`. When the range starts at the name (see
- * declarator_extents), a `)` right after it marks the pointer form. */
-static int extents_in(Builder *b, CXSourceRange range, const char *name, bool from_name, char **extents)
+ * tokens of `range`, which starts at the name: a `)` right after it marks
+ * the pointer form; a `,` or `)` outside brackets ends the declarator. */
+static int extents_after_name(Builder *b, CXSourceRange range, const char *name, char **extents)
 {
     CXToken *toks;
     unsigned n;
     clang_tokenize(b->fe->tu, range, &toks, &n);
     int rank = 0, depth = 0;
-    bool after_name = false, pointer_form = false;
+    bool pointer_form = false, named = n > 0 && strcmp(cx_take(clang_getTokenSpelling(b->fe->tu, toks[0])), name) == 0;
     Str cur = {0};
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 1; named && i < n; i++) {
         char *t = cx_take(clang_getTokenSpelling(b->fe->tu, toks[i]));
-        if (!after_name) {
-            if (strcmp(t, "*") == 0 && i + 1 < n)
-                pointer_form = true;
-            if (strcmp(t, name) == 0) {
-                after_name = true;
-                if (from_name && i + 1 < n)
-                    pointer_form = strcmp(cx_take(clang_getTokenSpelling(b->fe->tu, toks[i + 1])), ")") == 0;
-            }
+        if (i == 1 && strcmp(t, ")") == 0) {
+            pointer_form = true; /* `(*name)` */
             continue;
         }
+        if (depth == 0 && (strcmp(t, ",") == 0 || strcmp(t, ")") == 0 || strcmp(t, "{") == 0))
+            break; /* the next parameter, or the end of the list */
         if (strcmp(t, "[") == 0 && depth++ == 0)
             continue;
         if (strcmp(t, "]") == 0 && --depth == 0) {
@@ -48,26 +42,25 @@ static int extents_in(Builder *b, CXSourceRange range, const char *name, bool fr
     }
     str_free(&cur);
     clang_disposeTokens(b->fe->tu, toks, n);
-    if (pointer_form && rank > 0) {
+    if (pointer_form && rank > 0 && rank < IR_MAX_RANK) {
         memmove(extents + 1, extents, (size_t)(IR_MAX_RANK - 1) * sizeof *extents);
         extents[0] = NULL;
         rank++;
     }
-    return after_name ? rank : -1;
+    return named && depth == 0 ? rank : 0;
 }
 
+/* The tokens from the parameter's name to the end of its function, read up
+ * to the next parameter. Not the declaration's own extent: where it starts
+ * in a macro (`ELEM x[n][m]`, ELEM defined in the file or on the command
+ * line), clang's range for it may start at another expansion of the macro,
+ * even at an earlier parameter of the same name in another function, or
+ * stop short of an extent that ends in a macro (`x[n][h * D]`). */
 static int declarator_extents(Builder *b, CXCursor parm, const char *name, char **extents)
 {
-    CXSourceRange whole = clang_getCursorExtent(parm);
-    int rank = extents_in(b, whole, name, false, extents);
-    if (rank >= 0)
-        return rank;
-    /* The declaration starts in a macro defined elsewhere (`ELEM x[n][m]`
-     * with -DELEM=...): its extent spans two buffers and tokenizes to
-     * nothing. The declarator itself, from the name on, is in the file. */
-    CXSourceRange from_name = clang_getRange(clang_getCursorLocation(parm), clang_getRangeEnd(whole));
-    rank = extents_in(b, from_name, name, true, extents);
-    return rank < 0 ? 0 : rank;
+    CXSourceRange function = clang_getCursorExtent(clang_getCursorSemanticParent(parm));
+    CXSourceRange from_name = clang_getRange(clang_getCursorLocation(parm), clang_getRangeEnd(function));
+    return extents_after_name(b, from_name, name, extents);
 }
 
 static bool build_buffer_param(Builder *b, CXCursor parm, IrParam *p, CXType t)
@@ -111,8 +104,9 @@ static bool build_buffer_param(Builder *b, CXCursor parm, IrParam *p, CXType t)
     char *extents[IR_MAX_RANK] = {0};
     int rank = declarator_extents(b, parm, p->name, extents);
     buf->rank = levels;
-    for (int d = 0; d < rank && d < levels; d++)
-        buf->extents[levels - rank + d] = extents[d];
+    for (int d = 0; d < rank; d++)
+        if (levels - rank + d >= 0) /* more extents than levels: the innermost ones */
+            buf->extents[levels - rank + d] = extents[d];
     for (int d = 1; d < buf->rank; d++)
         if (!buf->extents[d]) {
             error_at(p->loc, "parameter '%s': cannot find the extent of dimension %d", p->name, d + 1);

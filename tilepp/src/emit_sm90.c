@@ -91,8 +91,13 @@ static void put_tile_loop(Block *bl, const IrGrid *g, int at_pipe, bool producer
     put_block_index(o, g, "tile_t", body);
     for (int i = 0; i < at_pipe; i++) { /* the consumers' scalars, or those the copies read */
         const IrStmt *s = g->body.items[i];
-        if (s->kind == STMT_DECL && (!producer || vec_contains(&bl->sm90->producer_decls, s)))
-            put_code(o, s->code, NULL, false);
+        if (s->kind != STMT_DECL || (producer && !vec_contains(&bl->sm90->producer_decls, s)))
+            continue;
+        put_code(o, s->code, NULL, false);
+        /* the consumers run every declaration; one only the copies read
+         * (a K/V head index) would be unused there */
+        for (int n = 0; !producer && n < s->decl_names.len && vec_contains(&bl->sm90->producer_decls, s); n++)
+            putf(o, "%s(void)%s;\n", body, (const char *)s->decl_names.items[n]);
     }
     const IrLoop *l = &bl->sm90->pipe->loop;
     putf(o, "%sconst tile_loop tile_pl = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",

@@ -124,13 +124,17 @@ static bool consumer_loop(const GridPlan *gp, const IrParallel *par)
 }
 
 /* A load the producer can issue with TMA: a 2-D shared tile of the
- * matrix's element type, at an origin that is never negative. */
+ * matrix's element type. Its origin may be negative, which tilepp cannot
+ * always rule out (`kv * D` with kv computed from parameters): TMA fills
+ * the elements outside the tensor map's bounds with zeros, before the
+ * matrix as after it, as tile_load defines. */
 static bool tma_load_ok(const IrTileOp *op, const char **why)
 {
-    if (tile_load_is_async(op))
+    const IrBuffer *t = op->dst, *m = op->mat.buf;
+    if (op->kind == TILE_LOAD && t->space == SPACE_SHARED && t->rank == 2 && t->elem.kind == m->elem.kind &&
+        t->elem.size == m->elem.size)
         return true;
-    *why = "a load of a shared tile converts elements, fills a 1-D tile or may start before its matrix, where TMA "
-           "copies 2-D tiles as they are";
+    *why = "a load of a shared tile converts elements or fills a 1-D tile, where TMA copies 2-D tiles as they are";
     return false;
 }
 
