@@ -3,11 +3,11 @@ scaled_dot_product_attention (flash and cuDNN backends), in one process on
 the same GPU.
 
     python3 bench/bench_attention.py build/bench/libbench_attention_d128.so \
-        build/bench/libbench_attention_d64.so
+        build/bench/libbench_attention_d64.so build/bench/libbench_attention_d256.so
 
 The tilepp launcher comes from the shared libraries that bench/CMakeLists.txt
 builds from the sample, one per head dim (flash_attention_gpu of the file
-built with HEAD_DIM=128 and 64; a missing one skips its shapes), called
+built with HEAD_DIM=128, 64 and 256; a missing one skips its shapes), called
 through ctypes on the
 default stream, which is PyTorch's current stream here). Each figure is the
 median of CUDA-event timings after warm-up, rotating over several input sets
@@ -49,15 +49,15 @@ def load(path):
     return launch
 
 
-# (B, H, N, D): issue 12's four shapes, then two more at head dim 128
+# (B, H, N, D): issue 12's four shapes, two more at head dim 128, two at 256
 SHAPES = [(8, 16, 1024, 64), (4, 32, 4096, 128), (1, 32, 8192, 128), (2, 16, 8192, 64), (8, 16, 1024, 128),
-          (16, 16, 2048, 128)]
+          (16, 16, 2048, 128), (4, 16, 4096, 256), (1, 16, 8192, 256)]
 
 
 def main():
     import os
     launchers = {}
-    for path, dim in zip(sys.argv[1:3], (128, 64)):
+    for path, dim in zip(sys.argv[1:4], (128, 64, 256)):
         if os.path.exists(path):
             launchers[dim] = load(path)
     print(f"device: {torch.cuda.get_device_name()}, fp16, BHND")

@@ -17,12 +17,14 @@
  *
  * On Hopper the grid runs warp-specialized: a producer warpgroup copies Q
  * once and K and V for each step with TMA, two consumer warpgroups (64 rows
- * each) multiply with wgmma, P from registers; elsewhere eight warps of 16
- * rows use mma.sync. The tile sizes and stages are the fastest of those
- * measured on the H200 (bench/RESULTS.md).
+ * each; one for heads of 256) multiply with wgmma, P from registers, each
+ * step's Q K^T issued before the previous step's P V (lowering's software
+ * pipelining); elsewhere warps of 16 rows use mma.sync. The tile sizes and
+ * stages are the fastest of those measured on the H200 (bench/RESULTS.md).
  *
- * The softmax works in base 2: S is scaled by scale * log2(e), so that
- * exp2f(s - m) is exp(scale * (q.k) - max). A row whose keys are all masked
+ * The softmax works in base 2: the running maximum m is of the raw scores,
+ * and exp2f(s * c - m * c), with c = scale * log2(e), is exp(scale * (q.k -
+ * max)) (one multiply-add a score). A row whose keys are all masked
  * (none, here: every query sees at least key 0) would keep m = -inf; the
  * `m == -INFINITY ? 0` guards keep such a row at 0 rather than NaN. */
 #include <math.h>
@@ -30,18 +32,26 @@
 
 /* The head dimension and the element type are compile-time constants, as
  * the tile sizes are: build the file with -DHEAD_DIM=64 or -DELEM=bfloat16
- * (for tilepp and the C compiler alike) for heads of 64 or bfloat16 data. */
+ * (for tilepp and the C compiler alike) for heads of 64 or 256, or bfloat16
+ * data. */
 #ifndef HEAD_DIM
 #define HEAD_DIM 128
 #endif
 #ifndef ELEM
 #define ELEM half
 #endif
-/* Key tiles of 64 columns; 128 for heads of 64, where 64 would make each
- * step's products too small for the tensor cores (bench/RESULTS.md). */
-enum { BM = 128, BN = HEAD_DIM <= 64 ? 128 : 64 };
+/* Blocks of 128 query rows and 256 threads, key tiles of 64 columns; 128
+ * for heads of 64, where 64 would make each step's products too small for
+ * the tensor cores (bench/RESULTS.md). Heads of 256 take blocks of 64 rows
+ * and 128 threads, and key tiles of 32: a thread's share of the output
+ * (128 values) and of the scores then fits its registers. */
+enum {
+    BM = HEAD_DIM > 128 ? 64 : 128,
+    BN = HEAD_DIM <= 64 ? 128 : HEAD_DIM <= 128 ? 64 : 32,
+    THREADS = HEAD_DIM > 128 ? 128 : 256
+};
 
-#pragma tile kernel threads(256)
+#pragma tile kernel threads(THREADS)
 void flash_attention(int batch, int heads, int seq, int causal, float scale,
                      const ELEM Q[batch][heads][seq][HEAD_DIM], const ELEM K[batch][heads][seq][HEAD_DIM],
                      const ELEM V[batch][heads][seq][HEAD_DIM], ELEM O[batch][heads][seq][HEAD_DIM])
@@ -112,7 +122,7 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
  * h / (heads / kv_heads); kv_heads == heads is plain multi-head attention.
  * A head's rows are then a slice of columns of the [seq][heads * HEAD_DIM]
  * matrix of its batch, which the loads and the store index directly. */
-#pragma tile kernel threads(256)
+#pragma tile kernel threads(THREADS)
 void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal, float scale,
                          const ELEM Q[batch][seq][heads * HEAD_DIM], const ELEM K[batch][seq][kv_heads * HEAD_DIM],
                          const ELEM V[batch][seq][kv_heads * HEAD_DIM], ELEM O[batch][seq][heads * HEAD_DIM])

@@ -31,7 +31,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_bf16 mma_test mma90_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
@@ -41,6 +41,7 @@ have gemm_test && step "gemm_test (TILEPP_PATH=sm90)" gemm_test_sm90.log env TIL
 have reduce_test && step "reduce_test (TILEPP_PATH=sm80)" reduce_test_sm80.log env TILEPP_PATH=sm80 "$bin/reduce_test"
 have attention_test && step "attention_test (TILEPP_PATH=sm80)" attention_test_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test"
 have attention_test_d64 && step "attention_test_d64 (TILEPP_PATH=sm80)" attention_test_d64_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_d64"
+have attention_test_d256 && step "attention_test_d256 (TILEPP_PATH=sm80)" attention_test_d256_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_d256"
 have attention_test_bf16 && step "attention_test_bf16 (TILEPP_PATH=sm80)" attention_test_bf16_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_bf16"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm80)" tile_ops_test_sm80.log env TILEPP_PATH=sm80 "$bin/tile_ops_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90.log env TILEPP_PATH=sm90 "$bin/tile_ops_test"
@@ -52,7 +53,7 @@ if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t"
     done
-    for t in attention_test attention_test_d64 attention_test_bf16; do # without the cuBLAS reference
+    for t in attention_test attention_test_d64 attention_test_d256 attention_test_bf16; do # without the cuBLAS reference
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t" --small
     done
@@ -81,7 +82,7 @@ have bench_gemm && step "bench_gemm (TILEPP_PATH=sm80)" bench_gemm_sm80.md env T
 have mma90_test && step "mma90_test bench" mma90_bench.md "$bin/mma90_test" bench
 # FlashAttention against PyTorch SDPA, where the folder has the library and PyTorch is there
 if [ -f "$bin/libbench_attention_d128.so" ] && python3 -c "import torch" 2>/dev/null; then
-    step bench_attention bench_attention.md python3 "$(dirname "$0")/../../bench/bench_attention.py" "$bin/libbench_attention_d128.so" "$bin/libbench_attention_d64.so"
+    step bench_attention bench_attention.md python3 "$(dirname "$0")/../../bench/bench_attention.py" "$bin/libbench_attention_d128.so" "$bin/libbench_attention_d64.so" "$bin/libbench_attention_d256.so"
 fi
 
 echo "== summary"
@@ -90,6 +91,6 @@ for i in "${!names[@]}"; do
 done
 for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
     tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test attention_test_sm80 attention_test_d64 \
-    attention_test_d64_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test; do
+    attention_test_d64_sm80 attention_test_d256 attention_test_d256_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done
