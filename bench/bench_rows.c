@@ -20,11 +20,12 @@
 
 void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float y[rows][cols]);
 void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols]);
+void softmax_tile_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols]);
 void layernorm(int rows, int cols, const float x[rows][cols], const float weight[cols], const float bias[cols],
                float y[rows][cols], float mean[rows], float rstd[rows]);
 
-typedef enum { SOFTMAX_F32, SOFTMAX_F16, LAYERNORM } kernel_kind;
-static const char *kernel_names[] = {"softmax f32", "softmax f16", "layernorm f32"};
+typedef enum { SOFTMAX_F32, SOFTMAX_F16, LAYERNORM, SOFTMAX_TILE_F16 } kernel_kind;
+static const char *kernel_names[] = {"softmax f32", "softmax f16", "layernorm f32", "softmax tile"};
 
 /* One buffer set: x | y | (layernorm) weight | bias | mean | rstd. */
 typedef struct {
@@ -49,6 +50,8 @@ static cudaError_t run_kernel(void *ctx, int set)
         return softmax_f32_gpu(r->rows, r->cols, r->cols, x, y);
     case SOFTMAX_F16:
         return softmax_f16_gpu(r->rows, r->cols, r->cols, x, y);
+    case SOFTMAX_TILE_F16:
+        return softmax_tile_f16_gpu(r->rows, r->cols, r->cols, x, y);
     default:
         return layernorm_gpu(r->rows, r->cols, x, extra(r, set, 0), extra(r, set, 1), y, extra(r, set, 2),
                              extra(r, set, 3));
@@ -70,7 +73,7 @@ static double check_once(rows_ctx *r)
     float *wb = su_xmalloc(2 * (size_t)r->cols * sizeof(float));
     float *stats = su_xmalloc(2 * (size_t)r->rows * sizeof(float));
     su_rng rng = su_rng_seed((uint64_t)r->rows * 31 + (uint64_t)r->cols);
-    if (r->kind == SOFTMAX_F16)
+    if (r->kind == SOFTMAX_F16 || r->kind == SOFTMAX_TILE_F16)
         su_fill_f16((half *)x, count, &rng);
     else
         su_fill_f32((float *)x, count, &rng);
@@ -87,8 +90,11 @@ static double check_once(rows_ctx *r)
     if (r->kind == SOFTMAX_F32) {
         softmax_f32(R, C, C, (const float(*)[C])x, (float(*)[C])ref);
         err = su_rel_err_f32((float *)out, (float *)ref, count);
-    } else if (r->kind == SOFTMAX_F16) {
-        softmax_f16(R, C, C, (const half(*)[C])x, (half(*)[C])ref);
+    } else if (r->kind == SOFTMAX_F16 || r->kind == SOFTMAX_TILE_F16) {
+        if (r->kind == SOFTMAX_F16)
+            softmax_f16(R, C, C, (const half(*)[C])x, (half(*)[C])ref);
+        else
+            softmax_tile_f16(R, C, C, (const half(*)[C])x, (half(*)[C])ref);
         err = su_rel_err_f16((half *)out, (half *)ref, count);
     } else {
         layernorm(R, C, (const float(*)[C])x, wb, wb + C, (float(*)[C])ref, stats, stats + R);
@@ -101,7 +107,8 @@ static double check_once(rows_ctx *r)
 static int bench_rows(kernel_kind kind, int rows, int cols)
 {
     rows_ctx r = {.kind = kind, .rows = rows, .cols = cols};
-    r.elem = kind == SOFTMAX_F16 ? sizeof(half) : sizeof(float);
+    const int f16 = kind == SOFTMAX_F16 || kind == SOFTMAX_TILE_F16;
+    r.elem = f16 ? sizeof(half) : sizeof(float);
     r.xbytes = (size_t)rows * cols * r.elem;
     r.set_bytes = 2 * r.xbytes + (kind == LAYERNORM ? 2 * ((size_t)rows + cols) * sizeof(float) : 0);
     r.nsets = bench_sets(r.set_bytes);
@@ -109,7 +116,7 @@ static int bench_rows(kernel_kind kind, int rows, int cols)
     for (int i = 0; i < r.nsets; i++)
         SU_CHECK(cudaMalloc((void **)&r.base[i], r.set_bytes));
     double err = check_once(&r);
-    double tol = kind == SOFTMAX_F16 ? 1e-2 : 1e-5; /* tests/gpu/reduce_test.c says why */
+    double tol = f16 ? 1e-2 : 1e-5; /* tests/gpu/reduce_test.c says why */
     int failed = !(err < tol);
     if (failed)
         printf("| %-13s | %5d x %-5d | WRONG RESULT: relative error %.3g; not timed |\n", kernel_names[kind], rows,
@@ -146,5 +153,7 @@ int main(void)
             failures += bench_rows((kernel_kind)kind, shapes[i][0], shapes[i][1]);
     failures += bench_rows(LAYERNORM, 8192, 768);
     failures += bench_rows(LAYERNORM, 16384, 4096);
+    /* the tile form of samples/softmax.c, at the shape whose rows fill its tile */
+    failures += bench_rows(SOFTMAX_TILE_F16, 65536, 1024);
     return failures ? 1 : 0;
 }

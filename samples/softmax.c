@@ -6,7 +6,9 @@
  * vocabulary padded to a multiple of 128 has); the padding gets 0. The
  * maximum is subtracted before exponentiating, so large inputs do not
  * overflow; e^v is computed as 2^(v log2 e), which the GPU has as one
- * instruction. Compiled as C, these functions are the CPU reference. */
+ * instruction. The last kernel is the same softmax written on a tile in
+ * registers (a fragment) for rows that fit one. Compiled as C, these
+ * functions are the CPU reference. */
 #include <math.h>
 #include <tilepp/tile.h>
 
@@ -58,5 +60,41 @@ void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y
 #pragma tile parallel
         for (int c = valid; c < cols; c++)
             y[r][c] = 0.0f;
+    }
+}
+
+/* The tile form, for rows of at most TILE_COLS columns: a block loads
+ * TILE_ROWS rows into a fragment (registers spread over its threads), takes
+ * each row's maximum and sum with tile_reduce_max and tile_reduce_sum, and
+ * stores the normalised tile; one read and one write of the rows, as in
+ * the loop form above, written as operations on a tile. Rows longer than
+ * TILE_COLS need softmax_f16 (here only their first TILE_COLS columns
+ * would be read and written). */
+enum { TILE_ROWS = 16, TILE_COLS = 1024 };
+
+#pragma tile kernel threads(256)
+void softmax_tile_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols])
+{
+#pragma tile grid
+    for (int rb = 0; rb < tile_cdiv(rows, TILE_ROWS); rb++) {
+#pragma tile fragment
+        float t[TILE_ROWS][TILE_COLS], m[TILE_ROWS], s[TILE_ROWS];
+        tile_load(t, x, rb * TILE_ROWS, 0, rows, cols);
+#pragma tile parallel
+        for (int i = 0; i < TILE_ROWS; i++)
+            for (int j = 0; j < TILE_COLS; j++)
+                if (j >= valid)
+                    t[i][j] = -INFINITY;
+        tile_reduce_max(t, m, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < TILE_ROWS; i++)
+            for (int j = 0; j < TILE_COLS; j++)
+                t[i][j] = m[i] == -INFINITY ? 0.0f : exp2f((t[i][j] - m[i]) * LOG2E);
+        tile_reduce_sum(t, s, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < TILE_ROWS; i++)
+            for (int j = 0; j < TILE_COLS; j++)
+                t[i][j] = s[i] > 0.0f ? t[i][j] / s[i] : 0.0f;
+        tile_store(y, t, rb * TILE_ROWS, 0, rows, cols);
     }
 }

@@ -30,6 +30,7 @@
 /* The CPU references, compiled by the C compiler. */
 void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float y[rows][cols]);
 void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols]);
+void softmax_tile_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols]);
 void layernorm(int rows, int cols, const float x[rows][cols], const float weight[cols], const float bias[cols],
                float y[rows][cols], float mean[rows], float rstd[rows]);
 void normalize(int n, const float *x, float *y);
@@ -109,6 +110,21 @@ static void test_softmax(gc_type t, int rows, int cols, int valid, data_kind kin
     }
     gc_finish(&c, err, "softmax_%s %dx%d valid %d %s", t == GC_F32 ? "f32" : "f16", rows, cols, valid,
               data_names[kind]);
+}
+
+/* samples/softmax.c's tile form (rows of at most 1024 columns, 16 to a
+ * block, the 8 warps side by side over them: the row reductions combine
+ * across warps in shared memory). */
+static void test_softmax_tile(int rows, int cols, int valid, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    size_t n = (size_t)rows * cols;
+    gc_buf *x = gc_in(&c, GC_F16, n, 0), *y = gc_out(&c, GC_F16, n, 0, TOL_HALF);
+    shape_input(x, rows, cols, valid, kind);
+    softmax_tile_f16(rows, cols, valid, x->host, y->host);
+    gc_finish(&c, softmax_tile_f16_gpu(rows, cols, valid, x->dev, y->dev), "softmax_tile_f16 %dx%d valid %d %s", rows,
+              cols, valid, data_names[kind]);
 }
 
 static void test_rmsnorm(int rows, int cols)
@@ -401,6 +417,12 @@ int main(int argc, char **argv)
         test_softmax(t ? GC_F16 : GC_F32, 13, 5001, 4999, DATA_LARGE);
         test_softmax(t ? GC_F16 : GC_F32, 1, 77, 77, DATA_NEG_INF);
     }
+    static const int tile_shapes[][3] = {{1, 1, 1},     {16, 1024, 1024}, {17, 1000, 999}, {300, 256, 256},
+                                         {33, 777, 1},  {5000, 1024, 1000}, {64, 8, 0}};
+    for (size_t i = 0; i < sizeof tile_shapes / sizeof *tile_shapes; i++)
+        test_softmax_tile(tile_shapes[i][0], tile_shapes[i][1], tile_shapes[i][2], DATA_RANDOM);
+    test_softmax_tile(45, 1024, 1021, DATA_NEG_INF);
+    test_softmax_tile(45, 1024, 1024, DATA_LARGE);
 
     static const int ln_shapes[][2] = {{1, 1}, {3, 769}, {64, 768}, {8, 4096}, {1000, 33}, {29, 1500}, {5, 9000}};
     for (size_t i = 0; i < sizeof ln_shapes / sizeof *ln_shapes; i++)

@@ -417,6 +417,42 @@ static void row_fragments(void **state)
     assert_int_equal(pp->layout->kind, LAYOUT_ROWS);
 }
 
+/* A fragment of fewer rows than the warps could stack along (16 rows, 8
+ * warps): the warps sit side by side over its rows, and the reductions of
+ * its rows combine across them (tile80::reduce_rows, through shared
+ * memory): the 1-D fragments still hold its rows. */
+static void row_fragments_across_warps(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower("#include <math.h>\n"
+                            "#include <tilepp/tile.h>\n"
+                            "#pragma tile kernel threads(256)\n"
+                            "void k(int R, int C, const half X[R][C], half Y[R][C])\n"
+                            "{\n"
+                            "#pragma tile grid\n"
+                            "    for (int rb = 0; rb < tile_cdiv(R, 16); rb++) {\n"
+                            "#pragma tile fragment\n"
+                            "        float t[16][1024], m[16];\n"
+                            "        tile_load(t, X, rb * 16, 0, R, C);\n"
+                            "        tile_reduce_max(t, m, 1, 1);\n"
+                            "#pragma tile parallel\n"
+                            "        for (int i = 0; i < 16; i++)\n"
+                            "            for (int j = 0; j < 1024; j++)\n"
+                            "                t[i][j] -= m[i];\n"
+                            "        tile_store(Y, t, rb * 16, 0, R, C);\n"
+                            "    }\n"
+                            "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "k", 0);
+    assert_int_equal(gp->warps_m, 1);
+    assert_int_equal(gp->warps_n, 8);
+    const FragLayout *l = fragment_layout(gp, gp->grid->tiles.items[1]);
+    assert_string_equal(l->frag->name, "m");
+    assert_int_equal(l->kind, LAYOUT_ROWS);
+    assert_string_equal(l->of->name, "t");
+}
+
 /* No registers across loops whose bounds change between them, or for a
  * buffer the block writes. */
 static void no_registers_between_loops(void **state)
@@ -505,6 +541,7 @@ int main(void)
         UNIT_TEST(teams_and_streams),
         UNIT_TEST(fragment_layouts),
         UNIT_TEST(row_fragments),
+        UNIT_TEST(row_fragments_across_warps),
         UNIT_TEST(no_registers_between_loops),
         UNIT_TEST(reductions_over_the_grid),
     };

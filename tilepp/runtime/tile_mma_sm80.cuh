@@ -406,6 +406,7 @@ template <int BM_, int BN_, int WARPS_M, int WARPS_N> struct accum {
     static constexpr int MI = WTM / 16, NI = WTN / 8;
     static constexpr int COUNT = MI * NI * 4;
     static constexpr int ROW_STEP = 16; /* rows between the pieces mi and mi + 1 */
+    static constexpr int WARP_COLS = WARPS_N; /* warps side by side over a row */
 
     float v[COUNT];
 
@@ -843,10 +844,11 @@ template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
         for (int s = 0; s < COUNT; s++)
             f(this->v[s], 0, row_of(s));
     }
-    /* The same on one thread of each quad: stores write each row once. */
+    /* The same on one thread of each quad (of the first warp across, where
+     * warps sit side by side): stores write each row once. */
     template <typename F> __device__ __forceinline__ void for_each_owned(F f)
     {
-        if ((threadIdx.x & 3) == 0)
+        if ((threadIdx.x & 3) == 0 && Acc::warp_n() == 0)
             for_each(f);
     }
 };
@@ -856,9 +858,12 @@ template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
  * value; OP is TILE_RED_MAX, _MIN or _SUM, combined as tile_combine does
  * (max and min as fmaxf and fminf: a NaN gives way, as in tile.h's CPU
  * version). A thread combines its elements of each row, then the quad that
- * shares the row combines by shuffles (the accumulator's warps must not
- * split rows: one warp, or warpgroup, across). Sums are in a tree order,
- * not the CPU's left to right. dst: any rows_frag with Acc's rows. */
+ * shares the row combines by shuffles; where warps sit side by side over
+ * the rows (WARP_COLS > 1: a fragment of few rows, such as a softmax of
+ * 16 rows of 1024 over 8 warps), each warp's partial goes through shared
+ * memory and every warp combines them in warp order, between two barriers
+ * of the block (every thread of which runs this). Sums are in a tree
+ * order, not the CPU's left to right. dst: any rows_frag with Acc's rows. */
 template <int OP, bool ABS, typename Acc>
 __device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_SLOTS> &dst, bool clear)
 {
@@ -872,12 +877,32 @@ __device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_S
         part[s] = tile_combine<OP>(part[s], ABS ? fabsf(src.v[e]) : src.v[e]);
     }
 #pragma unroll
-    for (int s = 0; s < Acc::ROW_SLOTS; s++) {
+    for (int s = 0; s < Acc::ROW_SLOTS; s++)
 #pragma unroll
         for (int mask = 1; mask <= 2; mask <<= 1)
             part[s] = tile_combine<OP>(part[s], tile_shfl_xor(part[s], mask));
-        dst.v[s] = clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]);
+    if constexpr (Acc::WARP_COLS > 1) {
+        /* [row][warp across]; the barrier before the writes waits for the
+         * readers of the previous reduction of this shape */
+        __shared__ float across[Acc::BM][Acc::WARP_COLS];
+        __syncthreads();
+        if ((threadIdx.x & 3) == 0)
+#pragma unroll
+            for (int s = 0; s < Acc::ROW_SLOTS; s++)
+                across[Acc::slot_row(s)][Acc::warp_n()] = part[s];
+        __syncthreads();
+#pragma unroll
+        for (int s = 0; s < Acc::ROW_SLOTS; s++) {
+            float all = across[Acc::slot_row(s)][0];
+#pragma unroll
+            for (int w = 1; w < Acc::WARP_COLS; w++)
+                all = tile_combine<OP>(all, across[Acc::slot_row(s)][w]);
+            part[s] = all;
+        }
     }
+#pragma unroll
+    for (int s = 0; s < Acc::ROW_SLOTS; s++)
+        dst.v[s] = clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]);
 }
 
 /* tile_reduce_*(src, dst, DIM, clear) of a 2-D shared tile (smem_tile):

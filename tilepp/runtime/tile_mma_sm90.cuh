@@ -458,6 +458,7 @@ template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
     static constexpr int MI = WTM / 64, NI = WTN / 8;
     static constexpr int COUNT = MI * NI * 4;
     static constexpr int ROW_STEP = 64;
+    static constexpr int WARP_COLS = WG_N; /* lowering gives rows fragments WG_N == 1 only */
 
     float v[COUNT];
     int m0, n0; /* this warpgroup's piece of the tile, computed once */
@@ -474,6 +475,7 @@ template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
     }
     static __device__ __forceinline__ int group_m() { return WG_M == 1 ? 0 : group() / WG_N; }
     static __device__ __forceinline__ int group_n() { return WG_N == 1 ? 0 : group() % WG_N; }
+    static __device__ __forceinline__ int warp_n() { return group_n(); } /* as tile80::accum's */
     static __device__ __forceinline__ int row0()
     {
         return group_m() * WTM + ((thread() >> 5) & 3) * 16 + (thread() & 31) / 4;

@@ -367,15 +367,7 @@ static bool plan_layouts(GridPlan *gp)
         if (t->rank == 1 && (l->of = rows_of(&found, t)) != NULL) {
             l->kind = LAYOUT_ROWS;
             if (!rows_ops_ok(&g->body, &found, t))
-                return false;
-            if (gp->warps_n != 1) {
-                error_at(t->loc,
-                         "1-D fragment '%s' holds one value per row of '%s', whose rows are spread over %d "
-                         "warps side by side; reductions across warps are not implemented yet in this version "
-                         "of tilepp",
-                         t->name, l->of->name, gp->warps_n);
-                return false;
-            }
+                return false; /* warps side by side over the rows: reduce_rows combines them in shared memory */
         }
         vec_push(&gp->layouts, l);
     }
