@@ -68,6 +68,9 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
                 ELEM P[BM][BN];
                 const float scale_log2 = scale * 1.4426950408889634f;
                 const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
+                /* query q sees keys below min(q + reach, seq): causal as data, not as a branch in
+                 * the loop (which the compiler would split the loop's body around) */
+                const int reach = causal ? 1 : seq;
                 tile_load(Qs, Q[b][h], qb * BM, 0, seq, HEAD_DIM);
                 tile_clear(Acc);
                 tile_fill(m, -INFINITY);
@@ -82,7 +85,7 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
                     for (int i = 0; i < BM; i++)
                         for (int j = 0; j < BN; j++) {
                             /* keys from `limit` on are masked: past the sequence, or (causal) after the query */
-                            const int query = qb * BM + i, limit = causal && query < seq ? query + 1 : seq;
+                            const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
                             if (kb * BN + j >= limit)
                                 S[i][j] = -INFINITY;
                         }
@@ -139,6 +142,9 @@ void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal
                 ELEM P[BM][BN];
                 const float scale_log2 = scale * 1.4426950408889634f;
                 const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
+                /* query q sees keys below min(q + reach, seq): causal as data, not as a branch in
+                 * the loop (which the compiler would split the loop's body around) */
+                const int reach = causal ? 1 : seq;
                 const int kv = h / (heads / kv_heads); /* the K and V head of query head h */
                 tile_load(Qs, Q[b], qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
                 tile_clear(Acc);
@@ -154,7 +160,7 @@ void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal
                     for (int i = 0; i < BM; i++)
                         for (int j = 0; j < BN; j++) {
                             /* keys from `limit` on are masked: past the sequence, or (causal) after the query */
-                            const int query = qb * BM + i, limit = causal && query < seq ? query + 1 : seq;
+                            const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
                             if (kb * BN + j >= limit)
                                 S[i][j] = -INFINITY;
                         }
