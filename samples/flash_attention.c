@@ -59,7 +59,10 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
 #pragma tile grid
     for (int b = 0; b < batch; b++)
         for (int h = 0; h < heads; h++)
-            for (int qb = 0; qb < tile_cdiv(seq, BM); qb++) {
+            for (int qi = 0; qi < tile_cdiv(seq, BM); qi++) {
+                /* a head's last query blocks first: with `causal` they have the most keys, and
+                 * the blocks that finish last are then short ones */
+                const int qb = tile_cdiv(seq, BM) - 1 - qi;
 #pragma tile shared
                 ELEM Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
 #pragma tile fragment
@@ -133,7 +136,10 @@ void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal
 #pragma tile grid
     for (int b = 0; b < batch; b++)
         for (int h = 0; h < heads; h++)
-            for (int qb = 0; qb < tile_cdiv(seq, BM); qb++) {
+            for (int qi = 0; qi < tile_cdiv(seq, BM); qi++) {
+                /* a head's last query blocks first: with `causal` they have the most keys, and
+                 * the blocks that finish last are then short ones */
+                const int qb = tile_cdiv(seq, BM) - 1 - qi;
 #pragma tile shared
                 ELEM Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
 #pragma tile fragment
