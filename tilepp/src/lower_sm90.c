@@ -471,37 +471,28 @@ static bool waits_for(const IrStmt *s, const IrTileOp *g)
     return g->a->space == SPACE_FRAGMENT && touches(s, g->a);
 }
 
-/* The fragments statement s writes. */
-static void add_written(Vec *written, const IrStmt *s)
+static void add_fragment(Vec *frags, const IrBuffer *b)
 {
-    if (s->kind == STMT_PARALLEL) {
-        for (int i = 0; i < s->par->accesses.len; i++) {
-            const IrAccess *a = s->par->accesses.items[i];
-            if (a->is_write && a->buf->space == SPACE_FRAGMENT && !vec_contains(written, a->buf))
-                vec_push(written, a->buf);
-        }
-        return;
-    }
-    const IrBuffer *b = s->op->kind == TILE_GEMM ? s->op->c : s->op->dst;
-    if (b && b->space == SPACE_FRAGMENT && !vec_contains(written, b))
-        vec_push(written, (void *)b);
+    if (b && b->space == SPACE_FRAGMENT && !vec_contains(frags, b))
+        vec_push(frags, (void *)b);
 }
 
-/* The fragments statement s reads, products aside (the runtime fences
- * their operands itself). */
-static void add_read(Vec *read, const IrStmt *s)
+/* The fragments statement s writes (`writes`) or reads; of a product, only
+ * what it writes (the runtime fences its operands itself). */
+static void add_accessed(Vec *frags, const IrStmt *s, bool writes)
 {
     if (s->kind == STMT_PARALLEL) {
         for (int i = 0; i < s->par->accesses.len; i++) {
             const IrAccess *a = s->par->accesses.items[i];
-            if (a->is_read && a->buf->space == SPACE_FRAGMENT && !vec_contains(read, a->buf))
-                vec_push(read, a->buf);
+            if (writes ? a->is_write : a->is_read)
+                add_fragment(frags, a->buf);
         }
         return;
     }
-    const IrBuffer *b = s->op->kind == TILE_GEMM ? NULL : s->op->src;
-    if (b && b->space == SPACE_FRAGMENT && !vec_contains(read, b))
-        vec_push(read, (void *)b);
+    if (s->op->kind == TILE_GEMM)
+        add_fragment(frags, writes ? s->op->c : NULL);
+    else
+        add_fragment(frags, writes ? s->op->dst : s->op->src);
 }
 
 static bool in_flight(const Vec *flight, const IrBuffer *b)
@@ -560,13 +551,13 @@ static bool simulate(Sm90Plan *p, Vec *flight, Vec *written, Sm90Wait **last, co
     }
     if (*last) {
         Vec read = {0};
-        add_read(&read, s);
+        add_accessed(&read, s, false);
         for (int i = 0; i < read.len; i++)
             if (!in_flight(flight, read.items[i]) && !vec_contains(written, read.items[i]) &&
                 !vec_contains(&(*last)->after, read.items[i]))
                 vec_push(&(*last)->after, read.items[i]);
     }
-    add_written(written, s);
+    add_accessed(written, s, true);
     if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM)
         vec_push(flight, (void *)s->op);
     return changed;
