@@ -16,12 +16,24 @@ typedef struct SourceText {
 static FILE *diag_stream;
 static SourceText *sources;
 static int error_count;
+static int warning_count;
+static bool color;
+static bool ignore_warnings;
+static bool warnings_are_errors;
+/* The last error or warning was dropped (-w): so are the notes after it. */
+static bool dropped;
 /* Errors already printed, as "file:line:col: message": two stages that find
  * the same problem report it once. */
 static char **printed;
 static int nprinted;
 
 void diag_set_stream(FILE *stream) { diag_stream = stream; }
+
+void diag_set_color(bool on) { color = on; }
+
+void diag_ignore_warnings(bool on) { ignore_warnings = on; }
+
+void diag_warnings_as_errors(bool on) { warnings_are_errors = on; }
 
 static FILE *out(void) { return diag_stream ? diag_stream : stderr; }
 
@@ -47,6 +59,8 @@ void diag_reset(void)
         sources = next;
     }
     error_count = 0;
+    warning_count = 0;
+    color = ignore_warnings = warnings_are_errors = dropped = false;
     for (int i = 0; i < nprinted; i++)
         free(printed[i]);
     free(printed);
@@ -94,6 +108,18 @@ static const char *source_of(const char *file)
     return source_of(file);
 }
 
+/* ANSI escapes as clang writes them (llvm::raw_ostream::changeColor). */
+#define BOLD "\033[1m"
+#define RESET "\033[0m"
+#define CARET_COLOR "\033[0;1;32m"
+static const char *const level_colors[] = {"\033[0;1;31m", "\033[0;1;35m", "\033[0;1;36m"};
+
+static void paint(const char *escape)
+{
+    if (color)
+        fputs(escape, out());
+}
+
 /* Prints the quoted source line and a caret under column col. Tabs in the
  * line are kept in the caret line so the caret lands under the right byte. */
 static void quote_line(const char *file, int line, int col)
@@ -113,33 +139,85 @@ static void quote_line(const char *file, int line, int col)
     if (len && p[len - 1] == '\r')
         len--;
     fprintf(out(), "%5d | %.*s\n      | ", line, (int)len, p);
+    paint(CARET_COLOR);
     for (int c = 1; c < col && (size_t)(c - 1) < len; c++)
         fputc(p[c - 1] == '\t' ? '\t' : ' ', out());
-    fputs("^\n", out());
+    fputc('^', out());
+    paint(RESET);
+    fputc('\n', out());
+}
+
+/* Applies -w and -Werror; returns false if the diagnostic is dropped. */
+static bool apply_warning_options(DiagLevel *level, Str *message)
+{
+    if (*level == DIAG_NOTE)
+        return !dropped;
+    dropped = *level == DIAG_WARNING && ignore_warnings;
+    if (*level == DIAG_WARNING && warnings_are_errors) {
+        *level = DIAG_ERROR;
+        str_add(message, " [-Werror]");
+    }
+    return !dropped;
+}
+
+/* "file:line:col: level: message", coloured as clang does: the message of
+ * an error or a warning in bold, a note's plain. */
+static void print_head(DiagLevel level, SrcLoc loc, const char *message)
+{
+    static const char *names[] = {"error", "warning", "note"};
+    if (loc.file) {
+        paint(BOLD);
+        fprintf(out(), "%s:%d:%d: ", loc.file, loc.line, loc.col);
+        paint(RESET);
+    } else
+        fputs("tilepp: ", out());
+    paint(level_colors[level]);
+    fprintf(out(), "%s: ", names[level]);
+    paint(RESET);
+    if (level != DIAG_NOTE)
+        paint(BOLD);
+    fputs(message, out());
+    paint(RESET);
+    fputc('\n', out());
 }
 
 void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...)
 {
-    static const char *names[] = {"error", "warning", "note"};
     Str message = {0};
     va_list ap;
     va_start(ap, fmt);
     str_vaddf(&message, fmt, ap);
     va_end(ap);
-    if (level == DIAG_ERROR && seen_before(loc, str_cstr(&message))) {
+    bool shown = apply_warning_options(&level, &message);
+    if (!shown || (level == DIAG_ERROR && seen_before(loc, str_cstr(&message)))) {
         str_free(&message);
         return;
     }
     if (level == DIAG_ERROR)
         error_count++;
-    if (loc.file)
-        fprintf(out(), "%s:%d:%d: ", loc.file, loc.line, loc.col);
-    else
-        fputs("tilepp: ", out());
-    fprintf(out(), "%s: %s\n", names[level], str_cstr(&message));
+    else if (level == DIAG_WARNING)
+        warning_count++;
+    print_head(level, loc, str_cstr(&message));
     str_free(&message);
     if (loc.file)
         quote_line(loc.file, loc.line, loc.col);
 }
 
 int diag_error_count(void) { return error_count; }
+
+int diag_warning_count(void) { return warning_count; }
+
+/* The wording of clang's printDiagnosticStats. */
+char *diag_summary(int warnings, int errors)
+{
+    Str s = {0};
+    if (warnings)
+        str_addf(&s, "%d warning%s", warnings, warnings == 1 ? "" : "s");
+    if (warnings && errors)
+        str_add(&s, " and ");
+    if (errors)
+        str_addf(&s, "%d error%s", errors, errors == 1 ? "" : "s");
+    if (warnings || errors)
+        str_add(&s, " generated.\n");
+    return str_take(&s);
+}

@@ -21,9 +21,18 @@ typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;
 
 /* Where diagnostics go (stderr unless set) — tests capture them. */
 void diag_set_stream(FILE *stream);
+/* Clang's colours (bold location, red error, magenta warning, cyan note,
+ * green caret); off until set. */
+void diag_set_color(bool on);
+/* -w: warnings, and the notes that follow them, are dropped. Wins over -Werror,
+ * as in gcc and clang. */
+void diag_ignore_warnings(bool on);
+/* -Werror: warnings are reported, and counted, as errors. */
+void diag_warnings_as_errors(bool on);
 /* Registers the text of a file so diagnostics can quote its lines without
  * reading it again; unregistered files are read on demand. */
 void diag_register_source(const char *file, const char *text);
+/* Forgets sources, counts and the settings above. */
 void diag_reset(void);
 
 void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -32,5 +41,9 @@ void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...) __attribute_
 #define note_at(loc, ...) diag_report(DIAG_NOTE, (loc), __VA_ARGS__)
 
 int diag_error_count(void);
+int diag_warning_count(void);
+/* Clang's closing line for the counts: "1 warning and 2 errors generated.";
+ * "" when both are 0 (malloc'd). */
+char *diag_summary(int warnings, int errors);
 
 #endif

@@ -33,28 +33,71 @@ static char *header_for(const char *output)
     return aprintf("%s.h", output);
 }
 
-/* Make syntax: spaces in paths are escaped. */
-static void add_make_path(Str *s, const char *path)
+char *default_depfile_name(const char *output)
 {
-    for (const char *p = path; *p; p++) {
-        if (*p == ' ' || *p == '#')
-            str_addc(s, '\\');
-        if (*p == '$')
-            str_addc(s, '$');
-        str_addc(s, *p);
-    }
+    const char *base = base_name(output);
+    const char *dot = strrchr(base, '.');
+    size_t keep = dot ? (size_t)(dot - output) : strlen(output);
+    return aprintf("%.*s.d", (int)keep, output);
 }
 
-static char *depfile_text(const FrontEnd *fe, const char *target)
+char *make_quote(const char *path)
 {
     Str s = {0};
-    add_make_path(&s, target);
-    str_add(&s, ":");
+    for (const char *p = path; *p; p++) {
+        if (*p == ' ' || *p == '#')
+            str_addc(&s, '\\');
+        if (*p == '$')
+            str_addc(&s, '$');
+        str_addc(&s, *p);
+    }
+    return atake(&s);
+}
+
+static bool in_system_header(const FrontEnd *fe, const char *path)
+{
+    CXFile file = clang_getFile(fe->tu, path);
+    return file && clang_Location_isInSystemHeader(clang_getLocationForOffset(fe->tu, file, 0));
+}
+
+static bool has_path(const Vec *paths, const char *path)
+{
+    for (int i = 0; i < paths->len; i++)
+        if (strcmp(paths->items[i], path) == 0)
+            return true;
+    return false;
+}
+
+/* The files the depfile names, each once (libclang lists a header at every
+ * #include of it): the input first, then the headers (-MMD: those outside
+ * the system directories). */
+static Vec depfile_prerequisites(const Options *opt, const FrontEnd *fe)
+{
+    Vec deps = {0};
     for (int i = 0; i < fe->dependencies.len; i++) {
+        const char *path = fe->dependencies.items[i];
+        bool wanted = i == 0 || !opt->depfile_user_only || !in_system_header(fe, path);
+        if (wanted && !has_path(&deps, path))
+            vec_push(&deps, (void *)path);
+    }
+    return deps;
+}
+
+/* A Make rule, as gcc writes it: "target: input \ header ...", and with -MP
+ * an empty rule for each header, so a deleted header does not stop make. */
+static char *depfile_text(const Options *opt, const FrontEnd *fe, const char *output)
+{
+    Vec deps = depfile_prerequisites(opt, fe);
+    Str s = {0};
+    str_add(&s, opt->dep_target ? opt->dep_target : make_quote(output));
+    str_add(&s, ":");
+    for (int i = 0; i < deps.len; i++) {
         str_add(&s, " \\\n  ");
-        add_make_path(&s, fe->dependencies.items[i]);
+        str_add(&s, make_quote(deps.items[i]));
     }
     str_add(&s, "\n");
+    for (int i = 1; i < deps.len && opt->depfile_phony; i++)
+        str_addf(&s, "%s:\n", make_quote(deps.items[i]));
     return atake(&s);
 }
 
@@ -81,15 +124,34 @@ static int emit_outputs(const Options *opt, const FrontEnd *fe, const IrModule *
         files[n++] = (OutputFile){opt->output ? opt->output : "-", ir_text(m)};
     } else {
         const char *header = opt->header ? opt->header : header_for(output);
-        EmitNames names = {opt->input, base_name(output), base_name(header)};
+        EmitNames names = {opt->input, base_name(output), base_name(header), opt->clang_args, opt->nclang_args};
         files[n++] = (OutputFile){output, emit_cuda(plan, &names)};
         files[n++] = (OutputFile){header, emit_header(plan, &names)};
     }
     if (opt->make_depfile) {
-        const char *depfile = opt->depfile ? opt->depfile : aprintf("%s.d", output);
-        files[n++] = (OutputFile){depfile, depfile_text(fe, output)};
+        const char *depfile = opt->depfile ? opt->depfile : default_depfile_name(output);
+        files[n++] = (OutputFile){depfile, depfile_text(opt, fe, output)};
     }
+    if (opt->syntax_only)
+        return 0;
     return write_outputs(files, n) ? 0 : 1;
+}
+
+/* The stages after the parse. --emit ir stops before the checks (the IR is
+ * for looking at, also when it would be refused), unless -fsyntax-only asks
+ * for every check. Returns false when a stage refused the input. */
+static bool run_stages(const Options *opt, FrontEnd *fe, IrModule **m, Plan **plan)
+{
+    *m = build_ir(fe);
+    if (!*m)
+        return false;
+    (*m)->archs = opt->archs;
+    if (opt->emit == EMIT_IR && !opt->syntax_only)
+        return true;
+    if (!check_module(*m))
+        return false;
+    *plan = lower_module(*m);
+    return *plan != NULL;
 }
 
 int tilepp_translate(const Options *opt)
@@ -98,17 +160,11 @@ int tilepp_translate(const Options *opt)
     FrontEnd *fe = frontend_parse(&po);
     if (!fe)
         return 1;
-    int status = 1;
-    IrModule *m = build_ir(fe);
-    if (m && opt->emit == EMIT_IR) {
-        m->archs = opt->archs;
-        status = emit_outputs(opt, fe, m, NULL);
-    } else if (m && check_module(m)) {
-        m->archs = opt->archs;
-        Plan *plan = lower_module(m);
-        if (plan && diag_error_count() == 0)
-            status = emit_outputs(opt, fe, m, plan);
-    }
+    IrModule *m = NULL;
+    Plan *plan = NULL;
+    /* Any error, a warning under -Werror included, means no output at all. */
+    bool ok = run_stages(opt, fe, &m, &plan) && diag_error_count() == 0;
+    int status = ok ? emit_outputs(opt, fe, m, plan) : 1;
     frontend_free(fe);
     return status;
 }

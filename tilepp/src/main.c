@@ -1,4 +1,10 @@
-/* main.c — the tilepp command line. */
+/* main.c — the tilepp command line.
+ *
+ * Options are read as gcc and clang read theirs, so a compile_commands.json
+ * line can be handed over: "-ofile" and "-o file", "--arch=90a" and
+ * "--arch 90a", "--" before an input that starts with '-'. Include and
+ * language flags go on to libclang; code generation and warning flags of the
+ * C compiler are ignored with a note. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <stdio.h>
@@ -6,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <clang-c/Index.h>
 
 #include "diag.h"
 #include "driver.h"
@@ -17,15 +25,38 @@ static const char usage[] = "usage: tilepp [options] file.c\n"
                             "Translates a C file annotated with '#pragma tile' into CUDA kernels and\n"
                             "host launchers: file.tile.cu and file.tile.h.\n"
                             "\n"
-                            "options:\n"
+                            "options (a value may be joined, -ofile, --arch=90a, or separate, -o file):\n"
                             "  -o FILE          write the CUDA to FILE (default: <file>.tile.cu here)\n"
                             "  --header FILE    write the launcher header to FILE (default: -o with .h)\n"
-                            "  -I DIR, -D NAME[=VALUE], -U NAME, -std=STD\n"
-                            "                   as for a C compiler, when parsing the file\n"
                             "  --arch LIST      GPU code paths, comma separated: 80, 90a (default 80,90a)\n"
                             "  --emit cuda|ir   what to write (default cuda; ir goes to -o or stdout)\n"
-                            "  -MD, -MF FILE    also write a Make dependency file (default <output>.d)\n"
-                            "  --version        print the version\n"
+                            "  -fsyntax-only    run every check, write nothing\n"
+                            "  --               what follows is the input file, even if it starts with '-'\n"
+                            "\n"
+                            "as for a C compiler, when parsing the file:\n"
+                            "  -I DIR, -D NAME[=VALUE], -U NAME, -std=STD, -isystem DIR, -iquote DIR,\n"
+                            "  -idirafter DIR, -include FILE, --sysroot DIR, --target TRIPLE (-target)\n"
+                            "\n"
+                            "a Make dependency file, as gcc writes it:\n"
+                            "  -MD              write one (default name: the output with its suffix\n"
+                            "                   replaced by .d: -o k.tile.cu gives k.tile.d)\n"
+                            "  -MMD             the same without the system headers\n"
+                            "  -MF FILE         its name\n"
+                            "  -MT TARGET       the rule's target, as written (default: the output)\n"
+                            "  -MQ TARGET       the same, quoted for Make\n"
+                            "  -MP              an empty rule for each header\n"
+                            "\n"
+                            "diagnostics:\n"
+                            "  -w               no warnings\n"
+                            "  -Werror          warnings are errors (and nothing is written)\n"
+                            "  -fcolor-diagnostics, -fno-color-diagnostics\n"
+                            "                   colours on or off (default: on a terminal, unless NO_COLOR\n"
+                            "                   is set); also -fdiagnostics-color[=always|never|auto]\n"
+                            "\n"
+                            "ignored with a note (flags of the C compiler that do not change the parse):\n"
+                            "  -c, -pipe, -O..., -g..., -m..., -f..., -W...\n"
+                            "\n"
+                            "  --version        print the versions of tilepp and libclang\n"
                             "  --help           print this help\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -69,15 +100,95 @@ static const char *find_include_dir(void)
     return access(probe, R_OK) == 0 ? dir : NULL;
 }
 
-/* Takes the value of an option given as "-Xvalue" or "-X value". */
-static const char *option_value(int argc, char **argv, int *i, const char *flag)
+/* Three lines: tilepp's version first (CMake scripts read it), then what
+ * decides how C is parsed: libclang and the builtin headers it is given. */
+static void print_version(void)
 {
-    size_t n = strlen(flag);
-    if (argv[*i][n])
-        return argv[*i] + n;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    return NULL;
+    printf("tilepp %s\n", TILEPP_VERSION);
+    CXString clang = clang_getClangVersion();
+    printf("libclang: %s\n", clang_getCString(clang));
+    clang_disposeString(clang);
+#ifdef TILEPP_CLANG_RESOURCE_DIR
+    printf("clang resource directory: %s\n", TILEPP_CLANG_RESOURCE_DIR);
+#else
+    printf("clang resource directory: built in (libclang's own)\n");
+#endif
+    const char *include_dir = find_include_dir();
+    printf("tilepp/tile.h from: %s\n", include_dir ? include_dir : "not found (pass -I)");
+}
+
+typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } ColorChoice;
+
+/* The command line, read. */
+typedef struct CommandLine {
+    Options opt;
+    ColorChoice color;
+    bool ignore_warnings, warnings_as_errors;
+    bool answered; /* --help or --version was printed: nothing else to do */
+    Vec ignored;   /* char*: flags dropped with a note, printed once colours are known */
+    Str dep_target;
+} CommandLine;
+
+/* Options that take a value. */
+typedef enum {
+    OPT_OUTPUT,
+    OPT_HEADER,
+    OPT_ARCH,
+    OPT_EMIT,
+    OPT_DEPFILE,
+    OPT_DEP_TARGET,
+    OPT_DEP_QUOTED,
+    OPT_DEFINE,
+    OPT_UNDEFINE,
+    OPT_CLANG,      /* forwarded to libclang joined: -isystemDIR */
+    OPT_CLANG_LONG, /* forwarded to libclang as --name=VALUE */
+} ValueKind;
+
+/* How an option's value is written: "-oVALUE" or "-o VALUE" (JOINED),
+ * "--arch=VALUE" or "--arch VALUE" (EQUALS), "-target VALUE" (SEPARATE). */
+typedef enum { JOINED, EQUALS, SEPARATE } ValueForm;
+
+/* Longer names come before their prefixes. */
+static const struct {
+    const char *name;
+    ValueForm form;
+    ValueKind kind;
+} value_options[] = {
+    {"--header", EQUALS, OPT_HEADER},
+    {"--arch", EQUALS, OPT_ARCH},
+    {"--emit", EQUALS, OPT_EMIT},
+    {"--sysroot", EQUALS, OPT_CLANG_LONG},
+    {"--target", EQUALS, OPT_CLANG_LONG},
+    {"-target", SEPARATE, OPT_CLANG_LONG},
+    {"-isystem", JOINED, OPT_CLANG},
+    {"-iquote", JOINED, OPT_CLANG},
+    {"-idirafter", JOINED, OPT_CLANG},
+    {"-include", JOINED, OPT_CLANG},
+    {"-MF", JOINED, OPT_DEPFILE},
+    {"-MT", JOINED, OPT_DEP_TARGET},
+    {"-MQ", JOINED, OPT_DEP_QUOTED},
+    {"-o", JOINED, OPT_OUTPUT},
+    {"-I", JOINED, OPT_CLANG},
+    {"-D", JOINED, OPT_DEFINE},
+    {"-U", JOINED, OPT_UNDEFINE},
+};
+
+/* Whether argv[*i] is option `name`; if so *value is its value, NULL when
+ * the command line ends before it, and *i moves past a separate value. */
+static bool match_value_option(int argc, char **argv, int *i, const char *name, ValueForm form, const char **value)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return false;
+    if (a[n] == '\0') {
+        *value = *i + 1 < argc ? argv[++*i] : NULL;
+        return true;
+    }
+    if (form == SEPARATE || (form == EQUALS && a[n] != '='))
+        return false;
+    *value = a + n + (form == EQUALS);
+    return true;
 }
 
 /* -U NAME cancels an earlier -D NAME. Clang does the same when it parses,
@@ -97,76 +208,231 @@ static void drop_definitions(Options *opt, const char *name)
     opt->nclang_args = kept;
 }
 
+static void add_dep_target(CommandLine *cl, const char *target)
+{
+    if (cl->dep_target.len)
+        str_addc(&cl->dep_target, ' ');
+    str_add(&cl->dep_target, target);
+}
+
+/* Applies option `name` with its value; returns the exit status (1 after a
+ * usage error). */
+static int apply_value(CommandLine *cl, ValueKind kind, const char *name, const char *v)
+{
+    Options *opt = &cl->opt;
+    switch (kind) {
+    case OPT_OUTPUT:
+        opt->output = v;
+        break;
+    case OPT_HEADER:
+        opt->header = v;
+        break;
+    case OPT_DEPFILE:
+        opt->depfile = v;
+        break;
+    case OPT_DEP_TARGET:
+        add_dep_target(cl, v);
+        break;
+    case OPT_DEP_QUOTED:
+        add_dep_target(cl, make_quote(v));
+        break;
+    case OPT_ARCH:
+        if (!parse_archs(v, &opt->archs))
+            return usage_error("--arch takes a comma-separated list of 80 and 90a, not '%s'", v);
+        break;
+    case OPT_EMIT:
+        if (strcmp(v, "cuda") == 0)
+            opt->emit = EMIT_CUDA;
+        else if (strcmp(v, "ir") == 0)
+            opt->emit = EMIT_IR;
+        else
+            return usage_error("--emit takes 'cuda' or 'ir', not '%s'", v);
+        break;
+    case OPT_UNDEFINE:
+        drop_definitions(opt, v);
+        opt->clang_args[opt->nclang_args++] = aprintf("-U%s", v);
+        break;
+    case OPT_DEFINE:
+    case OPT_CLANG:
+        opt->clang_args[opt->nclang_args++] = aprintf("%s%s", name, v);
+        break;
+    case OPT_CLANG_LONG:
+        /* "-target T" is clang's older spelling of "--target=T". */
+        opt->clang_args[opt->nclang_args++] = aprintf("-%s=%s", name[1] == '-' ? name + 1 : name, v);
+        break;
+    }
+    return 0;
+}
+
+/* -fcolor-diagnostics and gcc's -fdiagnostics-color[=WHEN]; false if `a`
+ * is neither. */
+static bool color_option(CommandLine *cl, const char *a)
+{
+    if (strcmp(a, "-fcolor-diagnostics") == 0 || strcmp(a, "-fdiagnostics-color") == 0 ||
+        strcmp(a, "-fdiagnostics-color=always") == 0)
+        cl->color = COLOR_ALWAYS;
+    else if (strcmp(a, "-fno-color-diagnostics") == 0 || strcmp(a, "-fno-diagnostics-color") == 0 ||
+             strcmp(a, "-fdiagnostics-color=never") == 0)
+        cl->color = COLOR_NEVER;
+    else if (strcmp(a, "-fdiagnostics-color=auto") == 0)
+        cl->color = COLOR_AUTO;
+    else
+        return false;
+    return true;
+}
+
+/* Options without a value; false if `a` is none of them. */
+static bool apply_flag(CommandLine *cl, const char *a)
+{
+    Options *opt = &cl->opt;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        fputs(usage, stdout);
+        cl->answered = true;
+    } else if (strcmp(a, "--version") == 0) {
+        print_version();
+        cl->answered = true;
+    } else if (strcmp(a, "-MD") == 0)
+        opt->make_depfile = true;
+    else if (strcmp(a, "-MMD") == 0)
+        opt->make_depfile = opt->depfile_user_only = true;
+    else if (strcmp(a, "-MP") == 0)
+        opt->depfile_phony = true;
+    else if (strcmp(a, "-fsyntax-only") == 0)
+        opt->syntax_only = true;
+    else if (strcmp(a, "-w") == 0)
+        cl->ignore_warnings = true;
+    else if (strcmp(a, "-Werror") == 0 || strcmp(a, "-Wno-error") == 0)
+        cl->warnings_as_errors = a[2] == 'e';
+    else if (str_starts_with(a, "-std="))
+        opt->clang_args[opt->nclang_args++] = a;
+    else
+        return color_option(cl, a);
+    return true;
+}
+
+/* Why a C compiler's flag can be dropped, or NULL if `a` is not one of the
+ * families tilepp ignores. The -O, -m and -f flags that define macros
+ * (__OPTIMIZE__, __AVX2__, ...) could change a parse, but not a kernel. */
+static const char *ignored_because(const char *a)
+{
+    if (strcmp(a, "-c") == 0)
+        return "tilepp writes CUDA source, not an object file";
+    if (strcmp(a, "-pipe") == 0 || (a[1] && strchr("Ogmf", a[1])))
+        return "a code generation flag of the C compiler";
+    if (a[1] == 'W')
+        return "a warning flag of the C compiler; tilepp takes -w and -Werror";
+    return NULL;
+}
+
+/* One argument (and its separate value); returns the exit status so far. */
+static int parse_argument(CommandLine *cl, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (a[0] != '-' || a[1] == '\0') {
+        if (cl->opt.input)
+            return usage_error("one input file at a time ('%s' is a second one)", a);
+        cl->opt.input = a;
+        return 0;
+    }
+    if (apply_flag(cl, a))
+        return 0;
+    for (size_t k = 0; k < sizeof value_options / sizeof *value_options; k++) {
+        const char *name = value_options[k].name, *v;
+        if (match_value_option(argc, argv, i, name, value_options[k].form, &v))
+            return v ? apply_value(cl, value_options[k].kind, name, v) : usage_error("option '%s' needs a value", name);
+    }
+    if (ignored_because(a)) {
+        vec_push(&cl->ignored, (void *)a);
+        return 0;
+    }
+    return usage_error("unknown option '%s'", a);
+}
+
+/* Reads argv up to the end, a usage error or --help/--version; returns the
+ * exit status so far (1 after a usage error). */
+static int parse_command_line(CommandLine *cl, int argc, char **argv)
+{
+    bool only_inputs = false;
+    for (int i = 1; i < argc && !cl->answered; i++) {
+        int status = 0;
+        if (!only_inputs && strcmp(argv[i], "--") == 0)
+            only_inputs = true;
+        else if (only_inputs && cl->opt.input)
+            status = usage_error("one input file at a time ('%s' is a second one)", argv[i]);
+        else if (only_inputs)
+            cl->opt.input = argv[i];
+        else
+            status = parse_argument(cl, argc, argv, &i);
+        if (status)
+            return status;
+    }
+    cl->opt.dep_target = cl->dep_target.len ? atake(&cl->dep_target) : NULL;
+    return 0;
+}
+
+/* As clang: colours on a terminal that has them, unless NO_COLOR
+ * (no-color.org) is set and not empty; the flags override both. */
+static bool use_color(ColorChoice choice)
+{
+    if (choice != COLOR_AUTO)
+        return choice == COLOR_ALWAYS;
+    const char *no_color = getenv("NO_COLOR");
+    const char *term = getenv("TERM");
+    if ((no_color && *no_color) || !term || strcmp(term, "dumb") == 0)
+        return false;
+    return isatty(STDERR_FILENO);
+}
+
+static void set_up_diagnostics(const CommandLine *cl)
+{
+    diag_set_color(use_color(cl->color));
+    diag_ignore_warnings(cl->ignore_warnings);
+    diag_warnings_as_errors(cl->warnings_as_errors);
+    for (int i = 0; i < cl->ignored.len; i++) {
+        const char *a = cl->ignored.items[i];
+        note_at((SrcLoc){0}, "ignoring '%s' (%s)", a, ignored_because(a));
+    }
+}
+
+static int check_input(const Options *opt)
+{
+    if (!opt->input)
+        return usage_error("%s", "no input file");
+    if (opt->emit == EMIT_CUDA && opt->output && strcmp(opt->output, "-") == 0)
+        return usage_error("%s", "-o -: only --emit ir can write to standard output (the CUDA comes with a header)");
+    struct stat st;
+    if (stat(opt->input, &st) == 0 && S_ISDIR(st.st_mode))
+        return usage_error("'%s' is a directory, not a C file", opt->input);
+    return 0;
+}
+
+/* The translation, then clang's closing count ("1 error generated."). It
+ * follows errors only: a translation that succeeds prints its warnings and
+ * nothing else, as the golden tests' expected stderr records. */
+static int translate(Options *opt)
+{
+    opt->include_dir = find_include_dir();
+    int status = tilepp_translate(opt);
+    if (diag_error_count()) {
+        char *summary = diag_summary(diag_warning_count(), diag_error_count());
+        fputs(summary, stderr);
+        free(summary);
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
-    Options opt = {.emit = EMIT_CUDA, .archs = ARCH_SM80 | ARCH_SM90A};
-    opt.clang_args = anew((size_t)argc * 2 * sizeof *opt.clang_args);
-    int status = 0;
-    for (int i = 1; i < argc && !status; i++) {
-        const char *a = argv[i];
-        const char *v;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            arena_free_all();
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            printf("tilepp %s\n", TILEPP_VERSION);
-            arena_free_all();
-            return 0;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--header") == 0 || strcmp(a, "-MF") == 0 ||
-                   strcmp(a, "--emit") == 0 || strcmp(a, "--arch") == 0) {
-            if (i + 1 >= argc) {
-                status = usage_error("option '%s' needs a value", a);
-                break;
-            }
-            v = argv[++i];
-            if (a[1] == 'o')
-                opt.output = v;
-            else if (strcmp(a, "--header") == 0)
-                opt.header = v;
-            else if (strcmp(a, "-MF") == 0)
-                opt.depfile = v;
-            else if (strcmp(a, "--emit") == 0) {
-                if (strcmp(v, "cuda") == 0)
-                    opt.emit = EMIT_CUDA;
-                else if (strcmp(v, "ir") == 0)
-                    opt.emit = EMIT_IR;
-                else
-                    status = usage_error("--emit takes 'cuda' or 'ir', not '%s'", v);
-            } else if (!parse_archs(v, &opt.archs))
-                status = usage_error("--arch takes a comma-separated list of 80 and 90a, not '%s'", v);
-        } else if (strcmp(a, "-MD") == 0) {
-            opt.make_depfile = true;
-        } else if (str_starts_with(a, "-I") || str_starts_with(a, "-D") || str_starts_with(a, "-U")) {
-            char flag[3] = {a[0], a[1], '\0'};
-            v = option_value(argc, argv, &i, flag);
-            if (!v)
-                status = usage_error("option '%s' needs a value", flag);
-            else {
-                if (flag[1] == 'U')
-                    drop_definitions(&opt, v);
-                opt.clang_args[opt.nclang_args++] = aprintf("%s%s", flag, v);
-            }
-        } else if (str_starts_with(a, "-std=")) {
-            opt.clang_args[opt.nclang_args++] = a;
-        } else if (a[0] == '-' && a[1]) {
-            status = usage_error("unknown option '%s'", a);
-        } else if (opt.input) {
-            status = usage_error("one input file at a time ('%s' is a second one)", a);
-        } else
-            opt.input = a;
+    CommandLine cl = {.opt = {.emit = EMIT_CUDA, .archs = ARCH_SM80 | ARCH_SM90A}};
+    cl.opt.clang_args = anew((size_t)argc * sizeof *cl.opt.clang_args);
+    int status = parse_command_line(&cl, argc, argv);
+    if (!status && !cl.answered) {
+        set_up_diagnostics(&cl);
+        status = check_input(&cl.opt);
+        if (!status)
+            status = translate(&cl.opt);
     }
-    if (!status && !opt.input)
-        status = usage_error("%s", "no input file");
-    if (!status && opt.emit == EMIT_CUDA && opt.output && strcmp(opt.output, "-") == 0)
-        status = usage_error("%s", "-o -: only --emit ir can write to standard output (the CUDA comes with a header)");
-    struct stat st;
-    if (!status && stat(opt.input, &st) == 0 && S_ISDIR(st.st_mode))
-        status = usage_error("'%s' is a directory, not a C file", opt.input);
-    if (!status) {
-        opt.include_dir = find_include_dir();
-        status = tilepp_translate(&opt);
-    }
+    str_free(&cl.dep_target);
     diag_reset();
     arena_free_all();
     return status;

@@ -45,13 +45,41 @@ static char *backup(const char *path)
     return NULL;
 }
 
+/* Whether `path` holds exactly `text` already. Such a file is left alone:
+ * its modification time stays, so a build tool that restats its outputs
+ * (Ninja's restat) skips what depends on it, nvcc first of all. */
+static bool holds(const char *path, const char *text)
+{
+    size_t len = 0;
+    char *old = read_file(path, &len);
+    bool same = old && len == strlen(text) && memcmp(old, text, len) == 0;
+    free(old);
+    return same;
+}
+
+/* Puts back what the first `n` renames replaced: the backed-up content, or
+ * no file where there was none. */
+static void roll_back(const OutputFile *files, char **backups, const bool *existed, const bool *renamed, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!renamed[i])
+            continue;
+        if (backups[i])
+            rename(backups[i], files[i].path);
+        else if (!existed[i])
+            remove(files[i].path);
+        backups[i] = NULL;
+    }
+}
+
 /* Renames every temp into place or, if one rename fails, restores every
- * target to what it was. */
+ * target to what it was. Files without a temp (standard output, unchanged
+ * content) are not touched. */
 static bool commit(const OutputFile *files, char **temps, int n)
 {
     char **backups = anew((size_t)n * sizeof *backups);
     bool *existed = anew((size_t)n * sizeof *existed);
-    int done = 0;
+    bool *renamed = anew((size_t)n * sizeof *renamed);
     bool ok = true;
     for (int i = 0; i < n && ok; i++) {
         if (!temps[i])
@@ -67,16 +95,11 @@ static bool commit(const OutputFile *files, char **temps, int n)
             ok = false;
         } else {
             temps[i] = NULL;
-            done = i + 1;
+            renamed[i] = true;
         }
     }
-    for (int i = 0; i < done && !ok; i++) {
-        if (backups[i])
-            rename(backups[i], files[i].path);
-        else if (!existed[i] && strcmp(files[i].path, "-") != 0)
-            remove(files[i].path);
-        backups[i] = NULL;
-    }
+    if (!ok)
+        roll_back(files, backups, existed, renamed, n);
     for (int i = 0; i < n; i++)
         if (backups[i])
             remove(backups[i]);
@@ -88,7 +111,7 @@ bool write_outputs(const OutputFile *files, int n)
     char **temps = anew((size_t)n * sizeof *temps);
     bool ok = true;
     for (int i = 0; i < n && ok; i++)
-        if (strcmp(files[i].path, "-") != 0)
+        if (strcmp(files[i].path, "-") != 0 && !holds(files[i].path, files[i].text))
             ok = write_temp(files[i].path, files[i].text, &temps[i]);
     ok = ok && commit(files, temps, n);
     for (int i = 0; i < n; i++)

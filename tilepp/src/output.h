@@ -2,7 +2,9 @@
  *
  * Takes: finished texts and their paths. Gives: the files, each written to a
  * temporary file beside its target and renamed into place only once every
- * text of the set has been written, so an error leaves no partial output. */
+ * text of the set has been written, so an error leaves no partial output.
+ * A file that already holds its text is not written at all (its mtime stays,
+ * for build tools that restat their outputs). */
 #ifndef TILEPP_OUTPUT_H
 #define TILEPP_OUTPUT_H
 

@@ -127,6 +127,20 @@ static const char **clang_args(const ParseOptions *opt, int *count)
     return args;
 }
 
+/* Clang's own diagnostics, through diag.c (so -w, -Werror and the colours
+ * apply): errors and warnings, each with its notes. */
+static void report_clang_diagnostic(FrontEnd *fe, CXDiagnostic d, DiagLevel level)
+{
+    char *msg = cx_take(clang_getDiagnosticSpelling(d));
+    diag_report(level, fe_loc(fe, clang_getDiagnosticLocation(d)), "%s", msg);
+    CXDiagnosticSet notes = clang_getChildDiagnostics(d);
+    for (unsigned i = 0; i < clang_getNumDiagnosticsInSet(notes); i++) {
+        CXDiagnostic note = clang_getDiagnosticInSet(notes, i);
+        report_clang_diagnostic(fe, note, DIAG_NOTE);
+        clang_disposeDiagnostic(note);
+    }
+}
+
 static bool report_clang_errors(FrontEnd *fe)
 {
     bool failed = false;
@@ -134,12 +148,9 @@ static bool report_clang_errors(FrontEnd *fe)
     for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
         enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
-        if (sev >= CXDiagnostic_Error) {
-            char *msg = cx_take(clang_getDiagnosticSpelling(d));
-            SrcLoc loc = fe_loc(fe, clang_getDiagnosticLocation(d));
-            error_at(loc, "%s", msg);
-            failed = true;
-        }
+        if (sev >= CXDiagnostic_Warning)
+            report_clang_diagnostic(fe, d, sev >= CXDiagnostic_Error ? DIAG_ERROR : DIAG_WARNING);
+        failed = failed || sev >= CXDiagnostic_Error;
         clang_disposeDiagnostic(d);
     }
     return !failed;
