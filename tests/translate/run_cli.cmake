@@ -6,6 +6,9 @@
 # runs the translator there with relative paths. Cases:
 #   version help depfile depfile_default emit_ir emit_ir_to_file output_paths
 #   output_only default_names include_define arch all_or_nothing
+#   joined_separate double_dash depfile_targets depfile_mmd forwarded_flags
+#   ignored_flags color error_count werror clang_warnings syntax_only
+#   unchanged_outputs
 #   error_unknown_option error_missing_input error_bad_arch error_bad_emit
 #   error_two_inputs error_missing_value error_unreadable_input error_undefined_macro
 
@@ -103,6 +106,56 @@ function(expect_usage_error text)
   set(failures "${failures}" PARENT_SCOPE)
 endfunction()
 
+# run_env(<NAME=VALUE;...> <args>...): run() with those environment variables.
+macro(run_env env)
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${env} "${TILEPP}" ${ARGN}
+    WORKING_DIRECTORY "${WORK_DIR}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(REPLACE ";" " " last_command "${env} tilepp ${ARGN}")
+endmacro()
+
+# read_work(<var> <file>): the content of WORK_DIR/<file>, or "<missing>".
+function(read_work var name)
+  set(text "<missing>")
+  if(EXISTS "${WORK_DIR}/${name}")
+    file(READ "${WORK_DIR}/${name}" text)
+  endif()
+  set(${var} "${text}" PARENT_SCOPE)
+endfunction()
+
+# A kernel with a tilepp warning (swizzle on a grid of one loop).
+set(warning_c [=[
+#include <tilepp/tile.h>
+
+#pragma tile kernel
+void f(int n, float *x)
+{
+#pragma tile grid swizzle(8)
+    for (int b = 0; b < n; b++)
+        x[b] = 0.0f;
+}
+]=])
+set(swizzle_warning "swizzle(8) has no effect on a grid of one loop: its blocks have one order")
+
+# A kernel file with a warning of clang's own on line 4 (a helper function).
+set(clang_warning_c [=[
+#include <tilepp/tile.h>
+
+static int unused_shift(void) {
+    return 1 << 40;
+}
+
+#pragma tile kernel
+void g(int n, float *x)
+{
+#pragma tile parallel
+    for (int i = 0; i < n; i++)
+        x[i] = 1.0f + (float)unused_shift();
+}
+]=])
+
+string(ASCII 27 esc)
+
 # --------------------------------------------------------------------------
 if(CASE STREQUAL "version")
   # tilepp's version first (CMake scripts read it), then libclang's and the
@@ -129,7 +182,9 @@ elseif(CASE STREQUAL "help")
     run(${flag})
     expect_rc(0)
     expect_has(out "usage: tilepp")
-    foreach(option -o --header -I -D --arch --emit -MD -MF --version --help)
+    foreach(option -o --header -I -D -U -std= --arch --emit -MD -MMD -MF -MT -MQ -MP
+        -isystem -iquote -idirafter -include --sysroot --target -fsyntax-only -w -Werror
+        -fcolor-diagnostics -fno-color-diagnostics NO_COLOR "  --  " --version --help)
       expect_has(out "${option}")
     endforeach()
     expect_empty(err)
@@ -323,6 +378,399 @@ elseif(CASE STREQUAL "all_or_nothing")
   expect_empty(out)
   expect_files(${inputs})
 
+elseif(CASE STREQUAL "joined_separate")
+  # Every option with a value, joined (-ofile, --arch=90a) and separate:
+  # the same files, byte for byte. Each option changes the result.
+  file(WRITE "${WORK_DIR}/cfg/config.h" "#define BIAS 2.0f\n")
+  file(WRITE "${WORK_DIR}/sysinc/sysdefs.h" "#define SYS_SCALE 3.0f\n")
+  file(WRITE "${WORK_DIR}/pre.h" "#define PRE_BIAS 4.0f\n")
+  file(WRITE "${WORK_DIR}/k.c" [=[
+#include <tilepp/tile.h>
+#include "config.h"
+#include <sysdefs.h>
+#ifdef DROPPED
+#error "-U did not undefine DROPPED"
+#endif
+#pragma tile kernel
+void add_bias(int n, float *x)
+{
+#pragma tile parallel vector(WIDTH)
+    for (int i = 0; i < n; i++)
+        x[i] = x[i] * SYS_SCALE + BIAS + PRE_BIAS;
+}
+]=])
+  set(joined -ogen.cu --header=gen_launch.h --arch=90a -DWIDTH=8 -DDROPPED -UDROPPED -Icfg
+    -isystemsysinc -includepre.h -MD -MFgen.d -MTfirst "-MQsecond target")
+  set(separate -o gen.cu --header gen_launch.h --arch 90a -D WIDTH=8 -D DROPPED -U DROPPED -I cfg
+    -isystem sysinc -include pre.h -MD -MF gen.d -MT first -MQ "second target")
+  set(produced gen.cu gen_launch.h gen.d)
+  foreach(form joined separate)
+    run(${${form}} k.c)
+    expect_rc(0)
+    expect_empty(err)
+    expect_files(cfg/config.h sysinc/sysdefs.h pre.h k.c ${produced})
+    foreach(f IN LISTS produced)
+      read_work(${form}_${f} ${f})
+    endforeach()
+    file(REMOVE_RECURSE "${WORK_DIR}/gen.cu" "${WORK_DIR}/gen_launch.h" "${WORK_DIR}/gen.d")
+  endforeach()
+  foreach(f IN LISTS produced)
+    if(NOT joined_${f} STREQUAL separate_${f})
+      fail("${f} differs between the joined and the separate forms")
+    endif()
+  endforeach()
+  expect_has(joined_gen.cu "each thread takes 8 consecutive iterations")
+  expect_has(joined_gen.cu "(--arch 90a)")
+  expect_has(joined_gen.cu "#include \"gen_launch.h\"")
+  if(NOT joined_gen.d MATCHES "^first second\\\\ target: ")
+    fail("gen.d does not start with 'first second\\ target:':\n${joined_gen.d}")
+  endif()
+  expect_has(joined_gen.d "pre.h")
+  # --emit=ir and --emit ir.
+  run(--emit=ir -DWIDTH=8 -Icfg -isystem sysinc -include pre.h k.c)
+  set(ir_joined "${out}")
+  run(--emit ir -DWIDTH=8 -Icfg -isystem sysinc -include pre.h k.c)
+  expect_rc(0)
+  if(NOT ir_joined STREQUAL out OR NOT out MATCHES "^module k\\.c\n")
+    fail("--emit=ir and --emit ir differ, or are no IR:\n${ir_joined}\n----\n${out}")
+  endif()
+
+elseif(CASE STREQUAL "double_dash")
+  # After "--" every argument is an input, even one that starts with '-'.
+  write_kernel("${WORK_DIR}")
+  file(RENAME "${WORK_DIR}/kern.c" "${WORK_DIR}/-x.c")
+  run(-x.c)
+  expect_usage_error("unknown option '-x.c'")
+  expect_files(-x.c local.h sub/nested.h "my header.h")
+  run(-MD -- -x.c)
+  expect_rc(0)
+  expect_empty(err)
+  expect_files(-x.c local.h sub/nested.h "my header.h" -x.tile.cu -x.tile.h -x.tile.d)
+  read_work(cu -x.tile.cu)
+  expect_has(cu "#include \"-x.tile.h\"")
+  run(-- -x.c kern.c)
+  expect_usage_error("one input file at a time ('kern.c' is a second one)")
+  # "--help" after "--" is a file name, not the option.
+  run(-- --help)
+  expect_rc(1)
+  expect_has(err "cannot read '--help'")
+  expect_empty(out)
+
+elseif(CASE STREQUAL "depfile_targets")
+  # -MT names the rule's target as written, -MQ quotes it for Make (as gcc);
+  # several add up; -MP adds an empty rule for each header.
+  write_kernel("${WORK_DIR}")
+  run(-MD -MF one.d -MT "my target" kern.c)
+  expect_rc(0)
+  read_work(dep one.d)
+  if(NOT dep MATCHES "^my target: ")
+    fail("one.d does not start with 'my target: ':\n${dep}")
+  endif()
+  run(-MD -MF two.d -MQ "my target" -MT "$(OUT)/k.o" kern.c)
+  expect_rc(0)
+  read_work(dep two.d)
+  if(NOT dep MATCHES "^my\\\\ target \\$\\(OUT\\)/k\\.o: ")
+    fail("two.d does not start with 'my\\ target $(OUT)/k.o: ':\n${dep}")
+  endif()
+  expect_lacks(dep "\nlocal.h:\n")
+  run(-MD -MF three.d -MP kern.c)
+  expect_rc(0)
+  read_work(dep three.d)
+  foreach(rule "\nlocal.h:\n" "\nsub/nested.h:\n" "\nmy\\ header.h:\n" "/tilepp/tile.h:\n")
+    expect_has(dep "${rule}")
+  endforeach()
+  expect_lacks(dep "\nkern.c:")
+  if(NOT dep MATCHES "^kern\\.tile\\.cu: ")
+    fail("three.d does not start with 'kern.tile.cu: ':\n${dep}")
+  endif()
+
+elseif(CASE STREQUAL "depfile_mmd")
+  # -MMD: as -MD, without the system headers (-isystem, /usr/include).
+  write_kernel("${WORK_DIR}")
+  file(WRITE "${WORK_DIR}/sysinc/sysdefs.h" "#define SYS_BIAS 0.0f\n")
+  file(READ "${WORK_DIR}/kern.c" text)
+  file(WRITE "${WORK_DIR}/kern.c" "#include <sysdefs.h>\n#include <math.h>\n${text}")
+  run(-MMD -isystem sysinc kern.c)
+  expect_rc(0)
+  expect_empty(err)
+  read_work(dep kern.tile.d)
+  foreach(file " kern.c" "local.h" "sub/nested.h" "tilepp/tile.h")
+    expect_has(dep "${file}")
+  endforeach()
+  expect_lacks(dep "sysdefs.h")
+  expect_lacks(dep "math.h")
+  run(-MD -isystem sysinc kern.c)
+  expect_rc(0)
+  read_work(dep kern.tile.d)
+  expect_has(dep "sysinc/sysdefs.h")
+  expect_has(dep "math.h")
+  expect_has(dep "local.h")
+
+elseif(CASE STREQUAL "forwarded_flags")
+  # A compile_commands.json line's include and language flags reach the
+  # parse: each header below is found only through its flag.
+  file(WRITE "${WORK_DIR}/sysinc/sysdefs.h" "#define SYS_WIDTH 8\n")
+  file(WRITE "${WORK_DIR}/qinc/quoted.h" "#define QUOTED_BIAS 1.0f\n")
+  file(WRITE "${WORK_DIR}/late/after.h" "#define AFTER_SCALE 2.0f\n")
+  file(WRITE "${WORK_DIR}/pre.h" "#define PRE_BIAS 3.0f\n")
+  file(WRITE "${WORK_DIR}/k.c" [=[
+#include <tilepp/tile.h>
+#include <sysdefs.h>
+#include "quoted.h"
+#include <after.h>
+#pragma tile kernel
+void f(int n, float *x)
+{
+#pragma tile parallel vector(SYS_WIDTH)
+    for (int i = 0; i < n; i++)
+        x[i] = x[i] * AFTER_SCALE + QUOTED_BIAS + PRE_BIAS;
+}
+]=])
+  set(flags -isystem sysinc -iquote qinc -idirafter late -include pre.h)
+  foreach(form "${flags}" "-isystemsysinc;-iquoteqinc;-idirafterlate;-includepre.h"
+      "${flags};-std=gnu11;--sysroot=/" "${flags};--sysroot;/")
+    file(REMOVE "${WORK_DIR}/k.tile.cu" "${WORK_DIR}/k.tile.h")
+    run(${form} k.c)
+    expect_rc(0)
+    expect_empty(err)
+    read_work(cu k.tile.cu)
+    expect_has(cu "each thread takes 8 consecutive iterations")
+  endforeach()
+  # Without -include, PRE_BIAS is undefined: the flag did the work.
+  run(-isystem sysinc -iquote qinc -idirafter late k.c)
+  expect_rc(1)
+  expect_has(err "k.c:10:51: error: use of undeclared identifier 'PRE_BIAS'")
+
+elseif(CASE STREQUAL "ignored_flags")
+  # Code generation and warning flags of the C compiler: a note each, exit 0,
+  # and the same output as without them.
+  write_kernel("${WORK_DIR}")
+  run(kern.c)
+  read_work(plain kern.tile.cu)
+  file(REMOVE "${WORK_DIR}/kern.tile.cu")
+  set(ignored -O2 -Os -g -ggdb3 -Wall -Wextra -Wno-unused -Werror=format -fPIC -fno-strict-aliasing
+    -march=native -m64 -pipe -c)
+  run(${ignored} kern.c)
+  expect_rc(0)
+  expect_empty(out)
+  read_work(cu kern.tile.cu)
+  if(NOT cu STREQUAL plain)
+    fail("kern.tile.cu differs from the run without the ignored flags")
+  endif()
+  foreach(flag IN LISTS ignored)
+    expect_has(err "tilepp: note: ignoring '${flag}' (")
+  endforeach()
+  expect_has(err "ignoring '-O2' (a code generation flag of the C compiler)")
+  expect_lacks(err ": error:")
+  # Not in those families: still a usage error.
+  run(-q kern.c)
+  expect_usage_error("unknown option '-q'")
+
+elseif(CASE STREQUAL "color")
+  # Clang's colours when forced; none when turned off, nor by default when
+  # stderr is not a terminal (as here); NO_COLOR and a terminal, with script(1).
+  file(WRITE "${WORK_DIR}/bad.c" [=[
+int f(void);
+long f(void);
+int g(void) { return 1 << 40; }
+]=])
+  # (CMake lists do not hold '[', so each escape sequence is checked on its own.)
+  foreach(flags "-fcolor-diagnostics" "-fdiagnostics-color" "-fdiagnostics-color=always"
+      "-fno-color-diagnostics;-fcolor-diagnostics")
+    run_env("NO_COLOR=1" ${flags} bad.c)
+    expect_rc(1)
+    expect_has(err "${esc}[1mbad.c:2:6: ${esc}[0m${esc}[0;1;31merror: ${esc}[0m${esc}[1mconflicting types for 'f'${esc}[0m\n")
+    expect_has(err "${esc}[0;1;36mnote: ${esc}[0mprevious declaration is here")
+    expect_has(err "${esc}[0;1;35mwarning: ${esc}[0m${esc}[1mshift count >= width of type")
+    expect_has(err "      | ${esc}[0;1;32m     ^${esc}[0m\n")
+    expect_has(err "\n1 warning and 1 error generated.\n")
+  endforeach()
+  foreach(flags "" "-fno-color-diagnostics" "-fdiagnostics-color=never" "-fcolor-diagnostics;-fno-color-diagnostics")
+    run(${flags} bad.c)
+    expect_rc(1)
+    expect_has(err "bad.c:2:6: error: conflicting types for 'f'")
+    expect_lacks(err "${esc}")
+  endforeach()
+  find_program(SCRIPT script)
+  if(SCRIPT)
+    # script(1) runs the command on a terminal; its output comes on stdout.
+    set(command "'${TILEPP}' bad.c")
+    foreach(pair "TERM=xterm|1" "TERM=xterm;NO_COLOR=|1" "TERM=xterm;NO_COLOR=1|0" "TERM=dumb|0")
+      string(REPLACE "|" ";" pair "${pair}")
+      list(GET pair -1 want)
+      list(REMOVE_AT pair -1)
+      execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${pair} "${SCRIPT}" -qec "${command}" /dev/null
+        WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+      set(last_command "${pair} script tilepp bad.c")
+      expect_rc(1)
+      expect_has(out "conflicting types for 'f'")
+      if(want)
+        expect_has(out "${esc}[0;1;31merror: ")
+      else()
+        expect_lacks(out "${esc}")
+      endif()
+    endforeach()
+  else()
+    message(STATUS "no script(1): the terminal checks are skipped")
+  endif()
+
+elseif(CASE STREQUAL "error_count")
+  # Clang's closing line, in its words, after errors.
+  write_kernel("${WORK_DIR}")
+  file(WRITE "${WORK_DIR}/local.h" "/* LOCAL_BIAS left undefined */\n")
+  run(kern.c)
+  expect_rc(1)
+  if(NOT err MATCHES "\n1 error generated\\.\n$")
+    fail("stderr does not end in '1 error generated.':\n${err}")
+  endif()
+  file(WRITE "${WORK_DIR}/two.c" [=[
+#pragma tile kernel thread(128)
+void a(int n, float *x) { (void)n; (void)x; }
+#pragma tile kernel thread(64)
+void b(int n, float *x) { (void)n; (void)x; }
+]=])
+  run(two.c)
+  expect_rc(1)
+  if(NOT err MATCHES "\n2 errors generated\\.\n$")
+    fail("stderr does not end in '2 errors generated.':\n${err}")
+  endif()
+  file(WRITE "${WORK_DIR}/mixed.c" "int f(void);\nlong f(void);\nint g(void) { return 1 << 40; }\n")
+  run(mixed.c)
+  expect_rc(1)
+  if(NOT err MATCHES "\n1 warning and 1 error generated\\.\n$")
+    fail("stderr does not end in '1 warning and 1 error generated.':\n${err}")
+  endif()
+  # A translation that succeeds prints its warnings alone.
+  file(WRITE "${WORK_DIR}/w.c" "${warning_c}")
+  run(w.c)
+  expect_rc(0)
+  expect_has(err "warning: ${swizzle_warning}")
+  expect_lacks(err "generated")
+
+elseif(CASE STREQUAL "werror")
+  # -Werror: a tilepp warning is an error, and nothing is written; -w drops
+  # warnings (and wins over -Werror, as in gcc); -Wno-error undoes -Werror.
+  file(WRITE "${WORK_DIR}/w.c" "${warning_c}")
+  run(-MD -Werror w.c)
+  expect_rc(1)
+  expect_has(err "w.c:6:19: error: ${swizzle_warning} [-Werror]\n    6 | #pragma tile grid swizzle(8)\n")
+  expect_has(err "\n1 error generated.\n")
+  expect_lacks(err "warning")
+  expect_empty(out)
+  expect_files(w.c)
+  run(-Werror -Wno-error w.c)
+  expect_rc(0)
+  expect_has(err "w.c:6:19: warning: ${swizzle_warning}")
+  expect_files(w.c w.tile.cu w.tile.h)
+  file(REMOVE "${WORK_DIR}/w.tile.cu" "${WORK_DIR}/w.tile.h")
+  foreach(flags "-w" "-w;-Werror" "-Werror;-w")
+    run(${flags} w.c)
+    expect_rc(0)
+    expect_empty(err)
+    expect_files(w.c w.tile.cu w.tile.h)
+  endforeach()
+
+elseif(CASE STREQUAL "clang_warnings")
+  # Clang's own warnings on the parse are printed; -w and -Werror apply.
+  file(WRITE "${WORK_DIR}/k.c" "${clang_warning_c}")
+  run(k.c)
+  expect_rc(0)
+  expect_has(err "k.c:4:14: warning: shift count >= width of type\n    4 |     return 1 << 40;\n")
+  expect_files(k.c k.tile.cu k.tile.h)
+  run(-w k.c)
+  expect_rc(0)
+  expect_empty(err)
+  file(REMOVE "${WORK_DIR}/k.tile.cu" "${WORK_DIR}/k.tile.h")
+  run(-Werror k.c)
+  expect_rc(1)
+  expect_has(err "k.c:4:14: error: shift count >= width of type [-Werror]")
+  expect_files(k.c)
+  # An error's notes come with it.
+  file(WRITE "${WORK_DIR}/notes.c" "int f(void);\nlong f(void);\n")
+  run(notes.c)
+  expect_rc(1)
+  expect_has(err "notes.c:2:6: error: conflicting types for 'f'")
+  expect_has(err "notes.c:1:5: note: previous declaration is here\n    1 | int f(void);\n")
+
+elseif(CASE STREQUAL "syntax_only")
+  # -fsyntax-only: every check, lowering included, and no file, no stdout.
+  write_kernel("${WORK_DIR}")
+  run(-fsyntax-only -MD -o gen.cu kern.c)
+  expect_rc(0)
+  expect_empty(out)
+  expect_empty(err)
+  run(-fsyntax-only --emit ir kern.c)
+  expect_rc(0)
+  expect_empty(out)
+  expect_files(${inputs})
+  # This block needs more shared memory than sm_80 has: found when lowering,
+  # which --emit ir alone skips and -fsyntax-only does not.
+  file(COPY "${CMAKE_CURRENT_LIST_DIR}/golden/gemm_smem_sm90a.c" DESTINATION "${WORK_DIR}")
+  run(--emit ir gemm_smem_sm90a.c)
+  expect_rc(0)
+  foreach(flags "-fsyntax-only" "-fsyntax-only;--emit;ir")
+    run(${flags} gemm_smem_sm90a.c)
+    expect_rc(1)
+    expect_empty(out)
+    expect_has(err "gemm_smem_sm90a.c:11:1: error: this block needs 204800 bytes of shared memory")
+  endforeach()
+  file(WRITE "${WORK_DIR}/w.c" "${warning_c}")
+  run(-fsyntax-only w.c)
+  expect_rc(0)
+  expect_has(err "warning: ${swizzle_warning}")
+  expect_files(${inputs} gemm_smem_sm90a.c w.c)
+
+elseif(CASE STREQUAL "unchanged_outputs")
+  # An output whose content would not change is not written again: same
+  # inode, same mtime (Ninja's restat then skips nvcc). One that changes is
+  # replaced (a new inode, from the rename).
+  write_kernel("${WORK_DIR}")
+  find_program(STAT stat)
+  if(NOT STAT)
+    message(FATAL_ERROR "this case needs stat(1)")
+  endif()
+  set(produced kern.tile.cu kern.tile.h kern.tile.d)
+  function(stamp var)
+    execute_process(COMMAND "${STAT}" -c "%i %y" ${produced}
+      WORKING_DIRECTORY "${WORK_DIR}" OUTPUT_VARIABLE text RESULT_VARIABLE code)
+    if(NOT code EQUAL 0)
+      set(text "<stat failed>")
+    endif()
+    tt_lines(lines "${text}")
+    set(${var} "${lines}" PARENT_SCOPE)
+  endfunction()
+  run(-MD kern.c)
+  expect_rc(0)
+  stamp(first)
+  file(TOUCH "${WORK_DIR}/kern.c")
+  run(-MD kern.c)
+  expect_rc(0)
+  expect_files(${inputs} ${produced})
+  stamp(second)
+  if(NOT first STREQUAL second)
+    fail("a run that changes nothing rewrote outputs: '${first}' became '${second}'")
+  endif()
+  # A change to the kernel's body changes the .cu alone.
+  file(READ "${WORK_DIR}/kern.c" text)
+  string(REPLACE "+ SPACED;" "+ SPACED + 5.0f;" text "${text}")
+  file(WRITE "${WORK_DIR}/kern.c" "${text}")
+  run(-MD kern.c)
+  expect_rc(0)
+  expect_files(${inputs} ${produced})
+  stamp(third)
+  list(GET second 0 cu_before)
+  list(GET third 0 cu_after)
+  if(cu_before STREQUAL cu_after)
+    fail("kern.tile.cu was not written again after a change")
+  endif()
+  list(SUBLIST second 1 2 rest_before)
+  list(SUBLIST third 1 2 rest_after)
+  if(NOT rest_before STREQUAL rest_after)
+    fail("the header or the depfile was rewritten with the same content: '${rest_before}' became '${rest_after}'")
+  endif()
+  read_work(cu kern.tile.cu)
+  expect_has(cu "5.0f")
+
 # --- usage errors --------------------------------------------------------------
 elseif(CASE STREQUAL "error_unknown_option")
   write_kernel("${WORK_DIR}")
@@ -361,7 +809,8 @@ elseif(CASE STREQUAL "error_two_inputs")
 
 elseif(CASE STREQUAL "error_missing_value")
   write_kernel("${WORK_DIR}")
-  foreach(flag -o --header -MF --emit --arch -I -D)
+  foreach(flag -o --header -MF -MT -MQ --emit --arch -I -D -U -isystem -iquote -idirafter
+      -include --sysroot --target -target)
     run(kern.c ${flag})
     expect_usage_error("option '${flag}' needs a value")
   endforeach()

@@ -531,16 +531,18 @@ static bool open_translation_unit(FrontEnd *fe, const ParseOptions *opt)
 {
     int nargs;
     const char **args = clang_args(opt, &nargs);
-    struct CXUnsavedFile unsaved = {opt->path, fe->text, (unsigned long)fe->len};
+    /* libclang hands the file name to clang's driver with the flags: "-x.c"
+     * would be read as an option. Diagnostics keep the user's name. */
+    const char *path = opt->path[0] == '-' ? aprintf("./%s", opt->path) : opt->path;
+    struct CXUnsavedFile unsaved = {path, fe->text, (unsigned long)fe->len};
     unsigned flags = CXTranslationUnit_DetailedPreprocessingRecord;
-    enum CXErrorCode err =
-        clang_parseTranslationUnit2(fe->index, opt->path, args, nargs, opt->unsaved_text ? &unsaved : NULL,
-                                    opt->unsaved_text ? 1 : 0, flags, &fe->tu);
+    enum CXErrorCode err = clang_parseTranslationUnit2(
+        fe->index, path, args, nargs, opt->unsaved_text ? &unsaved : NULL, opt->unsaved_text ? 1 : 0, flags, &fe->tu);
     if (err != CXError_Success || !fe->tu) {
         error_at((SrcLoc){0}, "could not parse '%s' (libclang error %d)", opt->path, (int)err);
         return false;
     }
-    fe->file = clang_getFile(fe->tu, opt->path);
+    fe->file = clang_getFile(fe->tu, path);
     if (!fe->file) {
         error_at((SrcLoc){0}, "could not open '%s'", opt->path);
         return false;
