@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -50,6 +51,9 @@ static char *backup(const char *path)
  * (Ninja's restat) skips what depends on it, nvcc first of all. */
 static bool holds(const char *path, const char *text)
 {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false; /* a directory reads as empty: let the rename report it */
     size_t len = 0;
     char *old = read_file(path, &len);
     bool same = old && len == strlen(text) && memcmp(old, text, len) == 0;
