@@ -108,10 +108,29 @@ static void reset_forgets_settings(void **state)
     diag_set_color(true);
     diag_ignore_warnings(true);
     diag_warnings_as_errors(true);
+    diag_show_compiler_warnings(true);
     diag_reset();
     warning_at((SrcLoc){0}, "careful");
     assert_string_equal(unit_diag(), "tilepp: warning: careful\n");
     assert_int_equal(diag_warning_count(), 1);
+    assert_false(diag_compiler_warnings());
+}
+
+/* Clang's warnings on the parse: shown when asked for (the command line
+ * asks), with -Werror applied to them as to tilepp's. */
+static void compiler_warnings_on_request(void **state)
+{
+    (void)state;
+    static const char src[] = "int f(void) { return 1 << 40; }\n";
+    assert_non_null(unit_parse(src));
+    assert_string_equal(unit_diag(), "");
+    diag_show_compiler_warnings(true);
+    assert_non_null(unit_parse(src));
+    assert_string_equal(unit_diag_first_line(), UNIT_FILE ":1:24: warning: shift count >= width of type");
+    diag_warnings_as_errors(true);
+    assert_non_null(unit_parse(src)); /* the parse goes on; the driver writes nothing */
+    assert_int_equal(diag_error_count(), 1);
+    assert_true(unit_diag_has_line(UNIT_FILE ":1:24: error: shift count >= width of type [-Werror]"));
 }
 
 int main(void)
@@ -125,6 +144,7 @@ int main(void)
         UNIT_TEST(werror_makes_warnings_errors),
         UNIT_TEST(ignoring_wins_over_werror),
         UNIT_TEST(reset_forgets_settings),
+        UNIT_TEST(compiler_warnings_on_request),
     };
     return cmocka_run_group_tests_name("diag", tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@ static int warning_count;
 static bool color;
 static bool ignore_warnings;
 static bool warnings_are_errors;
+static bool compiler_warnings;
 /* The last error or warning was dropped (-w): so are the notes after it. */
 static bool dropped;
 /* Errors already printed, as "file:line:col: message": two stages that find
@@ -34,6 +35,10 @@ void diag_set_color(bool on) { color = on; }
 void diag_ignore_warnings(bool on) { ignore_warnings = on; }
 
 void diag_warnings_as_errors(bool on) { warnings_are_errors = on; }
+
+void diag_show_compiler_warnings(bool on) { compiler_warnings = on; }
+
+bool diag_compiler_warnings(void) { return compiler_warnings; }
 
 static FILE *out(void) { return diag_stream ? diag_stream : stderr; }
 
@@ -60,7 +65,7 @@ void diag_reset(void)
     }
     error_count = 0;
     warning_count = 0;
-    color = ignore_warnings = warnings_are_errors = dropped = false;
+    color = ignore_warnings = warnings_are_errors = compiler_warnings = dropped = false;
     for (int i = 0; i < nprinted; i++)
         free(printed[i]);
     free(printed);

@@ -29,10 +29,17 @@ void diag_set_color(bool on);
 void diag_ignore_warnings(bool on);
 /* -Werror: warnings are reported, and counted, as errors. */
 void diag_warnings_as_errors(bool on);
+/* Whether the front end reports the C compiler's own warnings on the parse
+ * (clang's, beside tilepp's). The command line turns it on, as a compiler
+ * shows its warnings; off by default, so the stages' tests see tilepp's
+ * diagnostics alone. */
+void diag_show_compiler_warnings(bool on);
+bool diag_compiler_warnings(void);
 /* Registers the text of a file so diagnostics can quote its lines without
  * reading it again; unregistered files are read on demand. */
 void diag_register_source(const char *file, const char *text);
-/* Forgets sources, counts and the settings above. */
+/* Forgets sources, counts and the settings (colour, -w, -Werror, compiler
+ * warnings). */
 void diag_reset(void);
 
 void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

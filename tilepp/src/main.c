@@ -388,6 +388,7 @@ static void set_up_diagnostics(const CommandLine *cl)
     diag_set_color(use_color(cl->color));
     diag_ignore_warnings(cl->ignore_warnings);
     diag_warnings_as_errors(cl->warnings_as_errors);
+    diag_show_compiler_warnings(true);
     for (int i = 0; i < cl->ignored.len; i++) {
         const char *a = cl->ignored.items[i];
         note_at((SrcLoc){0}, "ignoring '%s' (%s)", a, ignored_because(a));

@@ -128,7 +128,8 @@ static const char **clang_args(const ParseOptions *opt, int *count)
 }
 
 /* Clang's own diagnostics, through diag.c (so -w, -Werror and the colours
- * apply): errors and warnings, each with its notes. */
+ * apply): errors, and warnings where diag_compiler_warnings() says so, each
+ * with its notes. */
 static void report_clang_diagnostic(FrontEnd *fe, CXDiagnostic d, DiagLevel level)
 {
     char *msg = cx_take(clang_getDiagnosticSpelling(d));
@@ -148,8 +149,10 @@ static bool report_clang_errors(FrontEnd *fe)
     for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
         enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
-        if (sev >= CXDiagnostic_Warning)
-            report_clang_diagnostic(fe, d, sev >= CXDiagnostic_Error ? DIAG_ERROR : DIAG_WARNING);
+        if (sev >= CXDiagnostic_Error)
+            report_clang_diagnostic(fe, d, DIAG_ERROR);
+        else if (sev == CXDiagnostic_Warning && diag_compiler_warnings())
+            report_clang_diagnostic(fe, d, DIAG_WARNING);
         failed = failed || sev >= CXDiagnostic_Error;
         clang_disposeDiagnostic(d);
     }
