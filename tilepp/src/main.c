@@ -53,7 +53,7 @@ static const char usage[] = "usage: tilepp [options] file.c\n"
                             "                   colours on or off (default: on a terminal, unless NO_COLOR\n"
                             "                   is set); also -fdiagnostics-color[=always|never|auto]\n"
                             "\n"
-                            "ignored with a note (flags of the C compiler that do not change the parse):\n"
+                            "ignored with a note (code generation and warning flags of the C compiler):\n"
                             "  -c, -pipe, -O..., -g..., -m..., -f..., -W...\n"
                             "\n"
                             "  --version        print the versions of tilepp and libclang\n"
@@ -100,8 +100,8 @@ static const char *find_include_dir(void)
     return access(probe, R_OK) == 0 ? dir : NULL;
 }
 
-/* Three lines: tilepp's version first (CMake scripts read it), then what
- * decides how C is parsed: libclang and the builtin headers it is given. */
+/* tilepp's version first (CMake scripts read that line), then what decides
+ * how C is parsed: libclang, the builtin headers it is given and tile.h. */
 static void print_version(void)
 {
     printf("tilepp %s\n", TILEPP_VERSION);
@@ -138,9 +138,8 @@ typedef enum {
     OPT_DEPFILE,
     OPT_DEP_TARGET,
     OPT_DEP_QUOTED,
-    OPT_DEFINE,
     OPT_UNDEFINE,
-    OPT_CLANG,      /* forwarded to libclang joined: -isystemDIR */
+    OPT_CLANG,      /* forwarded to libclang joined: -DNAME, -isystemDIR */
     OPT_CLANG_LONG, /* forwarded to libclang as --name=VALUE */
 } ValueKind;
 
@@ -169,7 +168,7 @@ static const struct {
     {"-MQ", JOINED, OPT_DEP_QUOTED},
     {"-o", JOINED, OPT_OUTPUT},
     {"-I", JOINED, OPT_CLANG},
-    {"-D", JOINED, OPT_DEFINE},
+    {"-D", JOINED, OPT_CLANG},
     {"-U", JOINED, OPT_UNDEFINE},
 };
 
@@ -252,7 +251,6 @@ static int apply_value(CommandLine *cl, ValueKind kind, const char *name, const 
         drop_definitions(opt, v);
         opt->clang_args[opt->nclang_args++] = aprintf("-U%s", v);
         break;
-    case OPT_DEFINE:
     case OPT_CLANG:
         opt->clang_args[opt->nclang_args++] = aprintf("%s%s", name, v);
         break;
