@@ -3,36 +3,66 @@
 #
 #   tile_add_kernels(<target>
 #                    SOURCES a.c [b.c ...]
-#                    [ARCH 80 90a]                 # default: 80 90a
+#                    [ARCH 80 90a ...]             # default: the target's CUDA_ARCHITECTURES
 #                    [INCLUDE_DIRECTORIES dir ...] # for the translator and nvcc
 #                    [DEFINES NAME[=VALUE] ...]    # for the translator and nvcc
 #                    [CUDA_OPTIONS opt ...]        # extra nvcc options
-#                    [OUTPUT_DIR dir])             # default: <binary dir>/tilepp/<target>
+#                    [OUTPUT_DIR dir]              # default: <binary dir>/tilepp/<target>
+#                    [OUT_VAR var]                 # set to the generated files
+#                    [HEADERS_DESTINATION dir]     # install the generated headers there
+#                    [NO_LINEINFO])                # no -lineinfo for nvcc
 #
 # For each source x.c a build step runs the translator and writes
 # <OUTPUT_DIR>/x.tile.cu (kernels and launchers) and <OUTPUT_DIR>/x.tile.h
 # (launcher prototypes in plain C). A depfile records every header x.c
-# includes, so editing one of them translates x.c again.
+# includes, so editing one of them translates x.c again. A translation that
+# comes out the same leaves its files untouched, so nvcc does not run again
+# (Ninja's restat). OUT_VAR names a variable that receives the paths of the
+# generated .tile.cu and .tile.h files (as protobuf_generate's OUT_VAR).
+#
+# The translator parses x.c as the target's C compile does: with <target>'s
+# COMPILE_DEFINITIONS and INCLUDE_DIRECTORIES (its own, its directory's and
+# those its linked libraries give it, generator expressions evaluated), its
+# C_STANDARD and C_EXTENSIONS, then DEFINES and INCLUDE_DIRECTORIES. The
+# definitions the translator saw are written at the top of x.tile.cu, so nvcc
+# compiles the kernels with the macros the CPU reference had. (A definition
+# under $<COMPILE_LANGUAGE:...> is evaluated for no language in a build step:
+# tile_add_kernels warns when the target has one.)
 #
 # ARCH picks the code paths tilepp generates (--arch) and the machine code
-# nvcc builds: 80 gives sm_80 code (runs on sm_8x GPUs: A100, RTX 30xx/40xx),
-# 90a gives sm_90a code (H100, H200). No PTX is embedded, so a GPU runs the
-# kernels only when one of its own ARCH values was built.
+# nvcc builds. Values are spelt as in CUDA_ARCHITECTURES: 80, 86, 89 (sm_8x:
+# the sm_80 path, mma.sync and cp.async, built for that GPU), 90 or 90a (the
+# sm_90a path, wgmma and TMA, and the sm_80 path beside it), 100 and newer
+# (the sm_80 path built for that GPU), with -real/-virtual suffixes ignored,
+# and `native`, `all`, `all-major`. Without ARCH the target's
+# CUDA_ARCHITECTURES is used (CMAKE_CUDA_ARCHITECTURES initialises it); its
+# values below 80 are skipped, and when none is left (CMake's default is
+# nvcc's oldest architecture) the default is 80 90a. compute_80 PTX is always
+# embedded next to the machine code, so a GPU none of the values names (a
+# newer one) runs the sm_80 path through the driver's JIT.
 #
 # The generated .cu files are compiled by nvcc in an object library
 # <target>_tile_kernels (…_2, _3 for further calls on the same target) with
-# -std=c++17 and one -gencode per ARCH value; its CUDA_ARCHITECTURES is OFF, so
-# <target>'s own CUDA_ARCHITECTURES is left alone. Directory-wide
-# COMPILE_OPTIONS are not passed to nvcc (they are usually C compiler flags);
-# use CUDA_OPTIONS for nvcc flags. The objects go into <target>, which also
-# gets, on its include path, OUTPUT_DIR (so its C can `#include "x.tile.h"`)
-# and the tilepp headers (<tilepp/tile.h>), and links the CUDA runtime:
-# CUDA::cudart (the shared one; <target>'s CUDA_RUNTIME_LIBRARY is set to
-# Shared when unset), or CUDA::cudart_static when CUDA_RUNTIME_LIBRARY is
-# Static. An executable that links a static library made this way links as
-# CUDA, so give it the same CUDA_RUNTIME_LIBRARY (or set
-# CMAKE_CUDA_RUNTIME_LIBRARY project-wide). target_link_libraries() is not
-# called on <target>, so either of its signatures stays free for the project.
+# -std=c++17, -lineinfo (line tables for profilers and compute-sanitizer;
+# NO_LINEINFO drops it) and one -gencode per architecture; its
+# CUDA_ARCHITECTURES is OFF, so <target>'s own CUDA_ARCHITECTURES is left
+# alone. Directory-wide COMPILE_OPTIONS are not passed to nvcc (they are
+# usually C compiler flags); use CUDA_OPTIONS for nvcc flags. The objects go
+# into <target>, which also gets, on its include path, OUTPUT_DIR (so its C
+# can `#include "x.tile.h"`) and the tilepp headers (<tilepp/tile.h>), and
+# links the CUDA runtime: CUDA::cudart (the shared one; <target>'s
+# CUDA_RUNTIME_LIBRARY is set to Shared when unset), or CUDA::cudart_static
+# when CUDA_RUNTIME_LIBRARY is Static. An executable that links a static
+# library made this way links as CUDA, so give it the same
+# CUDA_RUNTIME_LIBRARY (or set CMAKE_CUDA_RUNTIME_LIBRARY project-wide).
+# target_link_libraries() is not called on <target>, so either of its
+# signatures stays free for the project.
+#
+# A library's generated headers are on its BUILD_INTERFACE include path.
+# HEADERS_DESTINATION (relative to the install prefix) installs them there
+# and puts that directory on the INSTALL_INTERFACE; code that includes them
+# from an installed library also needs <tilepp/tile.h> (find_package(tilepp)
+# and link tilepp::tile).
 #
 # The CPU reference is not added: x.c itself is ordinary C, so add it to
 # <target>'s sources when the program wants it. Its functions keep their
@@ -42,9 +72,10 @@
 # The project must have the CUDA language enabled
 # (project(... LANGUAGES C CUDA) or enable_language(CUDA)).
 #
-# In the tilepp build tree this file is included by the top-level
-# CMakeLists.txt and uses the `tilepp` target; installed, find_package(tilepp)
-# includes it and it uses the imported executable `tilepp::tilepp`.
+# In the tilepp build tree (also through add_subdirectory or FetchContent)
+# this file is included by tilepp's CMakeLists.txt and uses the `tilepp`
+# target; installed, find_package(tilepp) includes it and it uses the
+# imported executable `tilepp::tilepp`.
 
 include_guard(GLOBAL)
 
@@ -61,16 +92,98 @@ endif()
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.20...3.25)
 
+# _tile_arch_plan(<fn> <from> <values> <archs_var> <gencode_var>): the
+# translator's code paths (80, 90a) and nvcc's -gencode options for a list of
+# CUDA_ARCHITECTURES-style values. <from> says where the values came from:
+# "ARCH" (the caller's: every value must be usable), "CUDA_ARCHITECTURES"
+# (the target's: values below 80 are skipped) or "default".
+function(_tile_arch_plan fn from values archs_var gencode_var)
+  string(REPLACE "," ";" values "${values}")
+  set(archs "")
+  set(codes "")
+  set(skipped "")
+  while(values)
+    list(POP_FRONT values value)
+    string(REGEX REPLACE "-(real|virtual)$" "" value "${value}")
+    if(value STREQUAL "")
+      continue()
+    elseif(value STREQUAL "native")
+      if(NOT CMAKE_CUDA_ARCHITECTURES_NATIVE)
+        message(FATAL_ERROR "${fn}: ${from} is 'native', but CMake found no GPU on "
+          "this machine; name the architectures (e.g. 80 90a)")
+      endif()
+      list(PREPEND values ${CMAKE_CUDA_ARCHITECTURES_NATIVE})
+      continue()
+    elseif(value MATCHES "^all(-major)?$")
+      list(PREPEND values 80 90a)
+      continue()
+    elseif(NOT value MATCHES "^([0-9]+)([af]?)$")
+      message(FATAL_ERROR "${fn}: unknown architecture '${value}' in ${from}. tilepp "
+        "takes CUDA_ARCHITECTURES values: 80, 86, 89 (the sm_80 path: mma.sync, "
+        "cp.async), 90 or 90a (Hopper: wgmma, TMA), 100 and newer, native, all")
+    endif()
+    set(number ${CMAKE_MATCH_1})
+    set(suffix ${CMAKE_MATCH_2})
+    if(number LESS 80)
+      if(from STREQUAL "ARCH")
+        message(FATAL_ERROR "${fn}: ARCH ${value}: tilepp's kernels need sm_80 or "
+          "newer (mma.sync, cp.async, bf16)")
+      endif()
+      list(APPEND skipped ${value})
+      continue()
+    elseif(number EQUAL 90)
+      set(path 90a)
+      set(code 90a)
+    else()
+      set(path 80)
+      set(code ${number}${suffix})
+    endif()
+    if(NOT path IN_LIST archs)
+      list(APPEND archs ${path})
+    endif()
+    if(NOT code IN_LIST codes)
+      list(APPEND codes ${code})
+    endif()
+  endwhile()
+  if(NOT archs)
+    if(from STREQUAL "CUDA_ARCHITECTURES")
+      message(VERBOSE "${fn}: CUDA_ARCHITECTURES (${skipped}) names no architecture "
+        "tilepp builds for (80 and newer); building 80 90a")
+      _tile_arch_plan("${fn}" "default" "80;90a" archs gencode)
+      set(${archs_var} ${archs} PARENT_SCOPE)
+      set(${gencode_var} ${gencode} PARENT_SCOPE)
+      return()
+    endif()
+    message(FATAL_ERROR "${fn}: ${from} is empty; give 80, 90a or both")
+  endif()
+  # Machine code for each value, and compute_80 PTX always: a GPU that no
+  # value names (a newer one) JIT-compiles the sm_80 path from it.
+  set(gencode "")
+  foreach(code IN LISTS codes)
+    if(code STREQUAL "80")
+      list(APPEND gencode "-gencode=arch=compute_80,code=[sm_80,compute_80]")
+    else()
+      list(APPEND gencode "-gencode=arch=compute_${code},code=sm_${code}")
+    endif()
+  endforeach()
+  if(NOT "80" IN_LIST codes)
+    list(APPEND gencode "-gencode=arch=compute_80,code=compute_80")
+  endif()
+  set(${archs_var} ${archs} PARENT_SCOPE)
+  set(${gencode_var} ${gencode} PARENT_SCOPE)
+endfunction()
+
 function(tile_add_kernels target)
   set(fn "tile_add_kernels(${target})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg ""
-    "OUTPUT_DIR"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_LINEINFO"
+    "OUTPUT_DIR;OUT_VAR;HEADERS_DESTINATION"
     "SOURCES;ARCH;INCLUDE_DIRECTORIES;DEFINES;CUDA_OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${fn}: unexpected arguments: ${arg_UNPARSED_ARGUMENTS}\n"
-      "usage: tile_add_kernels(<target> SOURCES a.c ... [ARCH 80 90a] "
+      "usage: tile_add_kernels(<target> SOURCES a.c ... [ARCH 80 90a ...] "
       "[INCLUDE_DIRECTORIES dir ...] [DEFINES NAME[=VALUE] ...] "
-      "[CUDA_OPTIONS opt ...] [OUTPUT_DIR dir])")
+      "[CUDA_OPTIONS opt ...] [OUTPUT_DIR dir] [OUT_VAR var] "
+      "[HEADERS_DESTINATION dir] [NO_LINEINFO])")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${fn}: no value given for ${arg_KEYWORDS_MISSING_VALUES}")
@@ -120,30 +233,16 @@ function(tile_add_kernels target)
   endif()
 
   # --- ARCH -----------------------------------------------------------------
-  set(supported_archs 80 90a)
+  set(arch_from "ARCH")
   if(NOT arg_ARCH)
-    set(arg_ARCH ${supported_archs})
+    get_target_property(arg_ARCH ${target} CUDA_ARCHITECTURES)
+    set(arch_from "CUDA_ARCHITECTURES")
+    if(NOT arg_ARCH)
+      set(arg_ARCH 80 90a)
+      set(arch_from "default")
+    endif()
   endif()
-  string(REPLACE "," ";" arg_ARCH "${arg_ARCH}")
-  set(archs "")
-  set(gencode "")
-  foreach(arch IN LISTS arg_ARCH)
-    if(arch STREQUAL "")
-      continue()
-    endif()
-    if(NOT arch IN_LIST supported_archs)
-      message(FATAL_ERROR "${fn}: unknown ARCH '${arch}'. tilepp generates code for "
-        "80 (Ampere sm_80: mma.sync, cp.async) and 90a (Hopper sm_90a: wgmma, TMA); "
-        "give one or both, e.g. ARCH 80 90a")
-    endif()
-    if(NOT arch IN_LIST archs)
-      list(APPEND archs ${arch})
-      list(APPEND gencode "-gencode=arch=compute_${arch},code=sm_${arch}")
-    endif()
-  endforeach()
-  if(NOT archs)
-    message(FATAL_ERROR "${fn}: ARCH is empty; give 80, 90a or both")
-  endif()
+  _tile_arch_plan("${fn}" "${arch_from}" "${arg_ARCH}" archs gencode)
   list(JOIN archs "," arch_arg)
 
   # --- where the generated files go ---------------------------------------
@@ -156,22 +255,40 @@ function(tile_add_kernels target)
   file(MAKE_DIRECTORY "${out_dir}")
 
   # --- options for the translator and nvcc ---------------------------------
+  # Paths are made absolute against the calling directory, as
+  # target_include_directories() does; generator expressions pass through.
   set(include_dirs "")
   foreach(dir IN LISTS arg_INCLUDE_DIRECTORIES)
-    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT dir MATCHES "^\\$<")
+      get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    endif()
     list(APPEND include_dirs "${dir}")
   endforeach()
-  set(translator_args --arch "${arch_arg}")
+  # The target's own C settings, evaluated at generate time: what the C
+  # compile of x.c sees, the translator sees.
+  set(tgt_defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  set(tgt_incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  set(tgt_std "$<TARGET_PROPERTY:${target},C_STANDARD>")
+  set(tgt_ext "$<TARGET_PROPERTY:${target},C_EXTENSIONS>")
+  # C_EXTENSIONS unset means ON, as for CMake's own -std flag.
+  set(std_prefix "$<IF:$<OR:$<STREQUAL:${tgt_ext},>,$<BOOL:${tgt_ext}>>,gnu,c>")
+  # (Empty tests rather than $<BOOL:>: a definition may be named N or OFF.)
+  set(translator_args --arch "${arch_arg}"
+    "$<$<NOT:$<STREQUAL:${tgt_std},>>:-std=${std_prefix}${tgt_std}>"
+    "$<$<NOT:$<STREQUAL:${tgt_defs},>>:-D$<JOIN:${tgt_defs},$<SEMICOLON>-D>>"
+    "$<$<NOT:$<STREQUAL:${tgt_incs},>>:-I$<JOIN:${tgt_incs},$<SEMICOLON>-I>>")
   foreach(dir IN LISTS include_dirs)
     list(APPEND translator_args "-I${dir}")
   endforeach()
   foreach(def IN LISTS arg_DEFINES)
     list(APPEND translator_args "-D${def}")
   endforeach()
+  _tile_warn_language_conditions("${fn}" ${target})
 
   # --- one translation step per source ------------------------------------
   get_property(all_outputs GLOBAL PROPERTY TILEPP_GENERATED_FILES)
   set(generated "")
+  set(headers "")
   set(source_dirs "")
   foreach(src IN LISTS arg_SOURCES)
     get_filename_component(src_abs "${src}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -206,8 +323,10 @@ function(tile_add_kernels target)
       DEPENDS "${src_abs}" ${translator} "$<TARGET_FILE:${translator}>"
       DEPFILE "${dep}"
       COMMENT "tilepp: translating ${src_rel}"
+      COMMAND_EXPAND_LISTS
       VERBATIM)
     list(APPEND generated "${cu}" "${hdr}")
+    list(APPEND headers "${hdr}")
     if(NOT src_dir IN_LIST source_dirs)
       list(APPEND source_dirs "${src_dir}")
     endif()
@@ -257,14 +376,17 @@ function(tile_add_kernels target)
     set_property(TARGET ${objlib} PROPERTY POSITION_INDEPENDENT_CODE ON)
   endif()
   target_compile_options(${objlib} PRIVATE ${gencode} ${arg_CUDA_OPTIONS})
+  if(NOT arg_NO_LINEINFO)
+    target_compile_options(${objlib} PRIVATE -lineinfo)
+  endif()
   # tilepp's own tree holds the code it generates to nvcc's warnings.
   if(TILEPP_GENERATED_WARNINGS_AS_ERRORS)
     target_compile_options(${objlib} PRIVATE "SHELL:-Werror all-warnings")
   endif()
-  # Like the C compile of x.c: its own directory first, then the rest.
+  # Like the C compile of x.c: its own directory first, then the rest. The
+  # definitions need not be repeated: x.tile.cu starts with them.
   target_include_directories(${objlib} PRIVATE
-    ${source_dirs} "${out_dir}" "${tilepp_include_dir}" ${include_dirs})
-  target_compile_definitions(${objlib} PRIVATE ${arg_DEFINES})
+    ${source_dirs} "${out_dir}" "${tilepp_include_dir}" ${include_dirs} "${tgt_incs}")
   target_link_libraries(${objlib} PRIVATE ${cudart})
 
   # --- into the user's target ----------------------------------------------
@@ -285,6 +407,28 @@ function(tile_add_kernels target)
   else()
     target_include_directories(${target} PUBLIC
       "$<BUILD_INTERFACE:${out_dir}>" "$<BUILD_INTERFACE:${tilepp_include_dir}>")
+  endif()
+  if(arg_HEADERS_DESTINATION)
+    install(FILES ${headers} DESTINATION "${arg_HEADERS_DESTINATION}")
+    target_include_directories(${target} INTERFACE "$<INSTALL_INTERFACE:${arg_HEADERS_DESTINATION}>")
+  endif()
+  if(arg_OUT_VAR)
+    set(${arg_OUT_VAR} ${generated} PARENT_SCOPE)
+  endif()
+endfunction()
+
+# _tile_warn_language_conditions(<fn> <target>): a definition under
+# $<COMPILE_LANGUAGE:...> evaluates to nothing in a build step, so the
+# translator would not see what the C compile sees. Warn where the target or
+# its directory has one (those from linked libraries are not inspected).
+function(_tile_warn_language_conditions fn target)
+  get_target_property(defs ${target} COMPILE_DEFINITIONS)
+  get_target_property(dir ${target} SOURCE_DIR)
+  get_property(dir_defs DIRECTORY "${dir}" PROPERTY COMPILE_DEFINITIONS)
+  if("${defs};${dir_defs}" MATCHES "COMPILE_LANG")
+    message(WARNING "${fn}: a compile definition of '${target}' depends on "
+      "$<COMPILE_LANGUAGE:...> or $<COMPILE_LANG_AND_ID:...>; the translator parses "
+      "the kernels without it. Give the definition unconditionally, or in DEFINES.")
   endif()
 endfunction()
 

@@ -19,7 +19,20 @@
 #define TILEPP_VERSION_MAJOR 0
 #define TILEPP_VERSION_MINOR 1
 
-#if defined(__CUDACC__)
+#if defined(__cplusplus) && !defined(TILEPP_GENERATED_CUDA)
+/* Any other C++ or CUDA file (one that includes a generated x.tile.h to call
+ * the launchers): half and bfloat16 are CUDA's __half and __nv_bfloat16, so
+ * cuda_fp16.h, cuda_bf16.h and cuBLAS's headers can come before or after.
+ * The launchers take device pointers to 16-bit values; these types have the
+ * same size and layout as the ones the kernels use. The tile operations of
+ * the CPU reference are C only and are not declared here. */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#if defined(CUDA_NO_HALF)
+typedef __half half;
+#endif
+typedef __nv_bfloat16 bfloat16;
+#elif defined(__CUDACC__)
 /* Generated device code: half/bfloat16 are the runtime's storage types. */
 #include "tile_runtime.cuh"
 typedef tile_half half;
@@ -48,7 +61,11 @@ typedef __bf16 bfloat16;
 typedef struct tile_bfloat16_needs_bf16_gcc13_or_clang17 bfloat16;
 #endif
 
-#endif /* __CUDACC__ */
+#endif /* the types */
+
+/* The rest is the C language's side (and generated code's): not for other
+ * C++ files. */
+#if !defined(__cplusplus) || defined(TILEPP_GENERATED_CUDA)
 
 #if defined(__CUDACC__)
 #define TILE_FN static inline __host__ __device__
@@ -871,5 +888,7 @@ TILE_TYPES_(TILE_PRINT_SCALAR_, ~)
 #if defined(__TILEPP__)
 #include "tile_ops.h"
 #endif
+
+#endif /* C or generated code */
 
 #endif /* TILEPP_TILE_H */

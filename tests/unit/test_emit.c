@@ -30,7 +30,11 @@ static const char src[] = "#include <tilepp/tile.h>\n"                          
                           "            y[r][c] = s * x[r][c];\n"                                   /* 20 */
                           "}\n";
 
-static const EmitNames names = {"unit_input.c", "unit_input.tile.cu", "unit_input.tile.h"};
+/* The parse's command line: its -D and -U come back at the top of the .cu. */
+static const char *const parse_args[] = {"-Iinc", "-DN=1024", "-DFLAG",       "-D",
+                                         "SEP=2", "-UGONE",   "-DF(x)=(x)+1", "-std=c11"};
+static const EmitNames names = {"unit_input.c", "unit_input.tile.cu", "unit_input.tile.h", parse_args,
+                                (int)(sizeof parse_args / sizeof *parse_args)};
 
 static char *cu, *hdr;
 
@@ -156,6 +160,24 @@ static void array_params_are_views_in_kernels(void **state)
     assert_non_null(strstr(cu, "(long long)(half_rows)"));
 }
 
+/* nvcc sees the command line's macros before anything is included, in the
+ * command line's order, each undefined first; other arguments are not
+ * macros. */
+static void command_line_macros_come_first(void **state)
+{
+    (void)state;
+    const char *want = "#define TILEPP_GENERATED_CUDA 1\n"
+                       "#undef N\n#define N 1024\n"
+                       "#undef FLAG\n#define FLAG 1\n"
+                       "#undef SEP\n#define SEP 2\n"
+                       "#undef GONE\n"
+                       "#undef F\n#define F(x) (x)+1\n"
+                       "#include <tilepp/tile.h>\n";
+    assert_non_null(strstr(cu, want));
+    assert_null(strstr(cu, "inc\n"));
+    assert_null(strstr(cu, "c11"));
+}
+
 static void header_guard(void **state)
 {
     (void)state;
@@ -266,6 +288,7 @@ int main(void)
         EMIT_TEST(line_directives),
         EMIT_TEST(prelude_and_comments_name_the_source),
         EMIT_TEST(array_params_are_views_in_kernels),
+        EMIT_TEST(command_line_macros_come_first),
         EMIT_TEST(header_guard),
         EMIT_TEST(header_has_flat_prototypes),
         EMIT_TEST(header_is_c),

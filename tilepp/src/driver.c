@@ -124,7 +124,7 @@ static int emit_outputs(const Options *opt, const FrontEnd *fe, const IrModule *
         files[n++] = (OutputFile){opt->output ? opt->output : "-", ir_text(m)};
     } else {
         const char *header = opt->header ? opt->header : header_for(output);
-        EmitNames names = {opt->input, base_name(output), base_name(header)};
+        EmitNames names = {opt->input, base_name(output), base_name(header), opt->clang_args, opt->nclang_args};
         files[n++] = (OutputFile){output, emit_cuda(plan, &names)};
         files[n++] = (OutputFile){header, emit_header(plan, &names)};
     }
