@@ -4,13 +4,17 @@
 #   <dir>/include/tilepp/*.h, *.cuh           tile.h and the device runtime
 #   <dir>/lib/cmake/tilepp/                   the CMake package:
 #       tileppConfig.cmake, tileppConfigVersion.cmake,
-#       tileppTargets*.cmake (imported executable tilepp::tilepp),
-#       tilepp.cmake (tile_add_kernels)
+#       tileppTargets*.cmake (imported executable tilepp::tilepp and the
+#       INTERFACE target tilepp::tile), tilepp.cmake (tile_add_kernels)
+#   <dir>/lib/pkgconfig/tilepp.pc             for Make and other builds:
+#       `pkg-config --cflags tilepp`, `pkg-config --variable=tilepp tilepp`
 #
 # so that a project with `find_package(tilepp REQUIRED)` (and <dir> on
 # CMAKE_PREFIX_PATH) can call tile_add_kernels(). The layout is fixed, not
 # taken from GNUInstallDirs: the translator finds its headers at
-# <dir of tilepp>/../include, and the build tree mirrors it.
+# <dir of tilepp>/../include, and the build tree mirrors it. Nothing in it
+# names <dir>: the package and the .pc file find the prefix from where they
+# are, so the tree may be moved after installation.
 
 include(CMakePackageConfigHelpers)
 
@@ -20,7 +24,7 @@ set(TILEPP_INSTALL_CMAKEDIR lib/cmake/tilepp)
 
 # The translator. Its INSTALL_RPATH (set in tilepp/CMakeLists.txt) points at
 # libclang, so the installed binary runs without LD_LIBRARY_PATH.
-install(TARGETS tilepp EXPORT tileppTargets
+install(TARGETS tilepp tilepp_tile EXPORT tileppTargets
   RUNTIME DESTINATION ${TILEPP_INSTALL_BINDIR})
 
 # The public headers: whatever the build copied into <build>/include/tilepp.
@@ -48,3 +52,8 @@ install(FILES
   ${PROJECT_BINARY_DIR}/cmake/tileppConfigVersion.cmake
   ${PROJECT_SOURCE_DIR}/cmake/tilepp.cmake
   DESTINATION ${TILEPP_INSTALL_CMAKEDIR})
+
+# pkg-config, relative to the .pc file's own directory (pkgconf and
+# pkg-config >= 0.29 define pcfiledir), so a moved prefix still works.
+configure_file(${PROJECT_SOURCE_DIR}/cmake/tilepp.pc.in ${PROJECT_BINARY_DIR}/cmake/tilepp.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/tilepp.pc DESTINATION lib/pkgconfig)

@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# run_consumer_test.sh — the installed tilepp, used as a user would use it.
+# run_consumer_test.sh — tilepp used as a user would use it.
 #
 #   run_consumer_test.sh --build-dir <tilepp build> [--cmake <cmake>]
 #       [--generator <G>] [--c-compiler <cc>] [--cuda-compiler <nvcc>]
 #       [--cuda-host-compiler <c++>]
 #
-# 1. cmake --install <tilepp build> --prefix <tmp>/prefix, and checks the layout;
-# 2. for each generator (the build's own, then the other of Ninja and
+# 1. cmake --install <tilepp build> into a temporary prefix, checks the
+#    layout, then moves the prefix elsewhere: everything after uses the
+#    moved tree (a relocatable install), which must not name the old path;
+# 2. pkg-config: the .pc file of the moved prefix gives the include flags
+#    and the translator, and a Make-style build (translate, nvcc -c) works;
+# 3. for each generator (the build's own, then the other of Ninja and
 #    Unix Makefiles when it is installed; TILEPP_CONSUMER_GENERATORS="G1;G2"
 #    overrides): configures tests/consumer against the prefix
 #    (find_package(tilepp) + tile_add_kernels), builds it, runs it (the CPU
-#    reference always; the GPU launchers when there is a device, else the GPU
-#    part is reported as skipped), then checks that a no-op rebuild translates
-#    nothing and that touching a header the kernel file includes
-#    (vadd_config.h) translates it again (the depfile).
+#    references always; the GPU launchers when there is a device, else the
+#    GPU part is reported as skipped), checks the nvcc flags that the
+#    target's CUDA_ARCHITECTURES gave, then checks that a no-op rebuild
+#    translates nothing, that touching the kernel file translates it again
+#    but compiles nothing (the output is unchanged, so it is not rewritten),
+#    and that touching a header the kernel file includes translates it
+#    again (the depfile);
+# 4. the same project with tilepp taken through FetchContent from the
+#    source tree (first generator only).
 # The project is copied into the temporary directory first, so the test
 # touches nothing in the source tree.
 # Exit: 0 passed, 1 failed, 77 skipped (no CUDA compiler).
@@ -67,20 +76,49 @@ trap cleanup EXIT
 prefix=$work/prefix
 src=$work/src
 mkdir -p "$src"
-cp "$here/CMakeLists.txt" "$here/main.c" "$here/vadd.c" "$here/vadd_config.h" "$src/"
+cp -r "$here/CMakeLists.txt" "$here/main.c" "$here/vadd.c" "$here/vadd_config.h" "$here/hscale.c" "$here/bscale.c" \
+    "$here/fp16_user.cu" "$here/bf16_user.cpp" "$here/cpu_only.c" "$here/include" "$src/"
 
-step "install the tilepp build into a temporary prefix"
-"$cmake_cmd" --install "$build_dir" --prefix "$prefix" >"$work/install.log" 2>&1 ||
+step "install the tilepp build into a temporary prefix, then move the prefix"
+first_prefix=$work/first-prefix
+"$cmake_cmd" --install "$build_dir" --prefix "$first_prefix" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; fail "cmake --install"; }
 for f in bin/tilepp include/tilepp/tile.h \
          lib/cmake/tilepp/tileppConfig.cmake lib/cmake/tilepp/tileppConfigVersion.cmake \
-         lib/cmake/tilepp/tileppTargets.cmake lib/cmake/tilepp/tilepp.cmake; do
-    [ -e "$prefix/$f" ] || fail "the install has no $f"
+         lib/cmake/tilepp/tileppTargets.cmake lib/cmake/tilepp/tilepp.cmake lib/pkgconfig/tilepp.pc; do
+    [ -e "$first_prefix/$f" ] || fail "the install has no $f"
     echo "  $f"
 done
-ls "$prefix/include/tilepp"/*.cuh >/dev/null 2>&1 || fail "the install has no include/tilepp/*.cuh"
+ls "$first_prefix/include/tilepp"/*.cuh >/dev/null 2>&1 || fail "the install has no include/tilepp/*.cuh"
 echo "  include/tilepp/*.cuh"
+mv "$first_prefix" "$prefix"
+if grep -rl "$first_prefix" "$prefix"; then
+    fail "the files above name the prefix they were installed into"
+fi
+echo "  moved; no file names the old prefix"
 "$prefix/bin/tilepp" --version || fail "the installed translator does not run"
+
+step "pkg-config: a build without CMake"
+if command -v pkg-config >/dev/null; then
+    export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+    pc_tilepp=$(pkg-config --variable=tilepp tilepp) || fail "pkg-config --variable=tilepp tilepp"
+    pc_cflags=$(pkg-config --cflags tilepp) || fail "pkg-config --cflags tilepp"
+    [ -x "$pc_tilepp" ] || fail "pkg-config's translator '$pc_tilepp' is not an executable"
+    [ "$(cd "$(dirname "$pc_tilepp")/.." && pwd)" = "$(cd "$prefix" && pwd)" ] ||
+        fail "pkg-config's translator '$pc_tilepp' is not in the moved prefix"
+    mkdir -p "$work/make"
+    (cd "$work/make" &&
+        "$pc_tilepp" -I"$src" -I"$src/include" -DVADD_OFFSET=0.25f -DVADD_GENEX_SCALE=2.0f \
+            -MD -o vadd.tile.cu "$src/vadd.c" &&
+        [ -f vadd.tile.d ] &&
+        # shellcheck disable=SC2086 # the flags are words
+        "$cuda_compiler" $pc_cflags -I"$src" -I"$src/include" -std=c++17 \
+            -gencode=arch=compute_80,code=sm_80 -c vadd.tile.cu -o vadd.tile.o) >"$work/make.log" 2>&1 ||
+        { cat "$work/make.log"; fail "translate and compile with pkg-config's flags"; }
+    echo "  $pc_cflags; translated and compiled vadd.c"
+else
+    echo "  SKIPPED: pkg-config is not installed"
+fi
 
 # Generators: the build's own first, then the other one if it is there.
 if [ -n "${TILEPP_CONSUMER_GENERATORS:-}" ]; then
@@ -119,10 +157,32 @@ for gen in "${generators[@]}"; do
 
     step "run ($gen)"
     "$bdir/app" || fail "app exited with status $?"
+    "$bdir/cpu_only" || fail "cpu_only exited with status $?"
+
+    step "nvcc flags from CUDA_ARCHITECTURES 80-real;90 ($gen)"
+    flags=$(find "$bdir" \( -name build.ninja -o -name flags.make \) -exec cat {} +)
+    for want in "compute_80,code=[sm_80,compute_80]" "compute_90a,code=sm_90a" "-lineinfo"; do
+        grep -qF -- "$want" <<<"$flags" || fail "the kernels are not compiled with $want"
+        echo "  $want"
+    done
+    grep -q -- "--arch 80,90a" "$bdir/tilepp/app/vadd.tile.cu" ||
+        grep -q "(--arch 80 90a)" "$bdir/tilepp/app/vadd.tile.cu" ||
+        fail "vadd.c was not translated for 80 and 90a"
 
     step "rebuild with nothing changed ($gen): no translation"
     "$cmake_cmd" --build "$bdir" -j 2 >"$work/noop$n.log" 2>&1 || { cat "$work/noop$n.log"; fail "rebuild"; }
     [ "$(translated "$work/noop$n.log")" -eq 0 ] || { cat "$work/noop$n.log"; fail "a no-op rebuild translated again"; }
+    echo "  ok"
+
+    step "touch the kernel file ($gen): translated again, the same output, nothing compiled"
+    sleep 1 # coarse file times on some file systems
+    touch "$src/vadd.c"
+    "$cmake_cmd" --build "$bdir" -j 2 >"$work/same$n.log" 2>&1 || { cat "$work/same$n.log"; fail "rebuild"; }
+    [ "$(translated "$work/same$n.log")" -ge 1 ] || { cat "$work/same$n.log"; fail "touching vadd.c did not translate it"; }
+    if grep -q "Building CUDA object.*vadd.tile.cu" "$work/same$n.log"; then
+        cat "$work/same$n.log"
+        fail "an unchanged translation was rewritten: nvcc compiled vadd.tile.cu again"
+    fi
     echo "  ok"
 
     step "touch an included header ($gen): the depfile makes it translate again"
@@ -133,4 +193,18 @@ for gen in "${generators[@]}"; do
     echo "  ok"
 done
 
-printf '\nconsumer: passed (%s)\n' "$(IFS=,; echo "${generators[*]}")"
+step "FetchContent: tilepp built from its source tree inside the project (${generators[0]})"
+fdir=$work/build-fetch
+tilepp_src=$(cd "$here/../.." && pwd)
+"$cmake_cmd" -S "$src" -B "$fdir" -G "${generators[0]}" "${cmake_args[@]/-DCMAKE_PREFIX_PATH=*/}" \
+    -DTILEPP_CONSUMER_FETCH="$tilepp_src" >"$work/configure-fetch.log" 2>&1 ||
+    { cat "$work/configure-fetch.log"; fail "configure with FetchContent"; }
+grep -q "^tilepp_DIR:PATH=$prefix" "$fdir/CMakeCache.txt" && fail "FetchContent used the installed package"
+"$cmake_cmd" --build "$fdir" -j 2 >"$work/build-fetch.log" 2>&1 ||
+    { tail -50 "$work/build-fetch.log"; fail "build with FetchContent"; }
+[ -z "$(find "$fdir" -name 'CTestTestfile.cmake' -path '*_deps*' -newer "$src/CMakeLists.txt" -exec grep -l add_test {} +)" ] ||
+    fail "tilepp's tests were added to the project that fetched it"
+"$fdir/app" || fail "app (FetchContent) exited with status $?"
+echo "  ok"
+
+printf '\nconsumer: passed (%s, FetchContent)\n' "$(IFS=,; echo "${generators[*]}")"

@@ -30,9 +30,11 @@ static const char src[] = "#include <tilepp/tile.h>\n"                          
                           "            y[r][c] = s * x[r][c];\n"                                   /* 20 */
                           "}\n";
 
-/* The parse's command line: its -D and -U come back at the top of the .cu. */
-static const char *const parse_args[] = {"-Iinc", "-DN=1024", "-DFLAG",       "-D",
-                                         "SEP=2", "-UGONE",   "-DF(x)=(x)+1", "-std=c11"};
+/* The parse's command line: its -D, -U and -include come back at the top of
+ * the .cu. */
+static const char *const parse_args[] = {
+    "-Iinc", "-DN=1024", "-DFLAG", "-D", "SEP=2", "-UGONE", "-DF(x)=(x)+1", "-std=c11", "-includeno_such_dir/forced.h",
+};
 static const EmitNames names = {"unit_input.c", "unit_input.tile.cu", "unit_input.tile.h", parse_args,
                                 (int)(sizeof parse_args / sizeof *parse_args)};
 
@@ -160,8 +162,9 @@ static void array_params_are_views_in_kernels(void **state)
     assert_non_null(strstr(cu, "(long long)(half_rows)"));
 }
 
-/* nvcc sees the command line's macros before anything is included, in the
- * command line's order, each undefined first; other arguments are not
+/* nvcc sees the command line's macros and forced includes before anything
+ * else, in the command line's order, each macro undefined first (a forced
+ * include not found from here keeps its spelling); other arguments are not
  * macros. */
 static void command_line_macros_come_first(void **state)
 {
@@ -172,6 +175,7 @@ static void command_line_macros_come_first(void **state)
                        "#undef SEP\n#define SEP 2\n"
                        "#undef GONE\n"
                        "#undef F\n#define F(x) (x)+1\n"
+                       "#include \"no_such_dir/forced.h\"\n"
                        "#include <tilepp/tile.h>\n";
     assert_non_null(strstr(cu, want));
     assert_null(strstr(cu, "inc\n"));

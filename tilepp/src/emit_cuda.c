@@ -1,8 +1,10 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "emit_cuda.h"
 #include "emit_internal.h"
 
 #include <ctype.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 void put(Out *o, const char *text)
@@ -820,12 +822,21 @@ static bool uses_sm90(const Plan *plan)
 }
 
 /* "-DNAME=VALUE" -> "#define NAME VALUE" ("-DNAME": 1, as a compiler takes
- * it), "-UNAME" -> "#undef NAME", in the command line's order. Each name is
- * undefined first, so nvcc's own -D of the same name cannot clash. */
+ * it), "-UNAME" -> "#undef NAME", "-includeFILE" -> #include of FILE, in the
+ * command line's order: nvcc then compiles the kernels with what the parse
+ * had. Each macro is undefined first, so nvcc's own -D cannot clash. A
+ * forced include found from the current directory is named by its absolute
+ * path (nvcc runs elsewhere); otherwise nvcc searches its include path. */
 static void put_command_line_macros(Out *o, const EmitNames *names)
 {
     for (int i = 0; i < names->nparse_args; i++) {
         const char *a = names->parse_args[i];
+        if (str_starts_with(a, "-include") && a[8]) {
+            char *abs = realpath(a + 8, NULL);
+            putf(o, "#include \"%s\"\n", abs ? abs : a + 8);
+            free(abs);
+            continue;
+        }
         if (a[0] != '-' || (a[1] != 'D' && a[1] != 'U'))
             continue;
         const char *text = a[2] || i + 1 >= names->nparse_args ? a + 2 : names->parse_args[++i];

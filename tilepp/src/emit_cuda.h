@@ -15,9 +15,9 @@ typedef struct EmitNames {
     const char *source_name; /* the .c as named in #line and comments */
     const char *cu_name;     /* the .cu as named in #line back to itself */
     const char *header_name; /* the .h as the .cu includes it */
-    /* The translator's command-line arguments for the parse: the -D and -U
-     * among them are written at the top of the .cu, so nvcc compiles the
-     * kernels with the macros the CPU reference was compiled with. */
+    /* The translator's command-line arguments for the parse: the -D, -U and
+     * -include among them are written at the top of the .cu, so nvcc
+     * compiles the kernels with the macros the CPU reference had. */
     const char *const *parse_args;
     int nparse_args;
 } EmitNames;

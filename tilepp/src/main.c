@@ -28,7 +28,9 @@ static const char usage[] = "usage: tilepp [options] file.c\n"
                             "options (a value may be joined, -ofile, --arch=90a, or separate, -o file):\n"
                             "  -o FILE          write the CUDA to FILE (default: <file>.tile.cu here)\n"
                             "  --header FILE    write the launcher header to FILE (default: -o with .h)\n"
-                            "  --arch LIST      GPU code paths, comma separated: 80, 90a (default 80,90a)\n"
+                            "  --arch LIST      GPU code paths, comma separated (default 80,90a): 90a (also\n"
+                            "                   90, sm_90a, compute_90a) for Hopper's wgmma and TMA, 80\n"
+                            "                   (also sm_80, compute_80, 86, 89, 100, ...) for the rest\n"
                             "  --emit cuda|ir   what to write (default cuda; ir goes to -o or stdout)\n"
                             "  -fsyntax-only    run every check, write nothing\n"
                             "  --               what follows is the input file, even if it starts with '-'\n"
@@ -67,17 +69,33 @@ static int usage_error(const char *fmt, const char *arg)
     return 1;
 }
 
+/* One --arch value, spelt as nvcc and CMake spell them: "90a", "sm_90a",
+ * "compute_90a", "90" (Hopper: the sm_90a path), "80", "86", "89", "100",
+ * "120" (the sm_80 path, which they all run). 0: not an architecture. */
+static unsigned arch_bit(const char *value)
+{
+    if (str_starts_with(value, "sm_"))
+        value += 3;
+    else if (str_starts_with(value, "compute_"))
+        value += 8;
+    char *end;
+    long number = strtol(value, &end, 10);
+    if (end == value || !(*end == '\0' || (end[0] == 'a' && end[1] == '\0') || (end[0] == 'f' && end[1] == '\0')))
+        return 0;
+    if (number == 90)
+        return ARCH_SM90A;
+    return number >= 80 ? ARCH_SM80 : 0;
+}
+
 static bool parse_archs(const char *list, unsigned *archs)
 {
     *archs = 0;
     char *copy = astrdup(list);
-    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (strcmp(tok, "80") == 0 || strcmp(tok, "sm_80") == 0)
-            *archs |= ARCH_SM80;
-        else if (strcmp(tok, "90a") == 0 || strcmp(tok, "sm_90a") == 0)
-            *archs |= ARCH_SM90A;
-        else
+    for (char *save = NULL, *tok = strtok_r(copy, ",;", &save); tok; tok = strtok_r(NULL, ",;", &save)) {
+        unsigned bit = arch_bit(tok);
+        if (!bit)
             return false;
+        *archs |= bit;
     }
     return *archs != 0;
 }
@@ -237,7 +255,9 @@ static int apply_value(CommandLine *cl, ValueKind kind, const char *name, const 
         break;
     case OPT_ARCH:
         if (!parse_archs(v, &opt->archs))
-            return usage_error("--arch takes a comma-separated list of 80 and 90a, not '%s'", v);
+            return usage_error("--arch takes a comma-separated list of architectures, sm_80 and newer "
+                               "(80, 86, 89, 90a, sm_90a, compute_80, ...), not '%s'",
+                               v);
         break;
     case OPT_EMIT:
         if (strcmp(v, "cuda") == 0)
@@ -405,14 +425,13 @@ static int check_input(const Options *opt)
     return 0;
 }
 
-/* The translation, then clang's closing count ("1 error generated."). It
- * follows errors only: a translation that succeeds prints its warnings and
- * nothing else, as the golden tests' expected stderr records. */
+/* The translation, then clang's closing count ("1 warning generated.",
+ * "2 errors generated.") when there was anything to count. */
 static int translate(Options *opt)
 {
     opt->include_dir = find_include_dir();
     int status = tilepp_translate(opt);
-    if (diag_error_count()) {
+    if (diag_error_count() || diag_warning_count()) {
         char *summary = diag_summary(diag_warning_count(), diag_error_count());
         fputs(summary, stderr);
         free(summary);
