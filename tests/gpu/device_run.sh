@@ -48,6 +48,10 @@ have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90
 for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample rows_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
+# tests/consumer's app, where a kept consumer build put it here
+# (TILEPP_CONSUMER_KEEP=1): CUDA and C++ files calling generated launchers
+# with CUDA's __half and __nv_bfloat16
+have consumer_app && step consumer_app consumer_app.log "$bin/consumer_app"
 if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
     for t in gpu_samples_test gemm_test tile_ops_test; do
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
@@ -75,7 +79,7 @@ if command -v cuobjdump >/dev/null; then
             grep -oE '(LDG|STG)\.E(\.[A-Z0-9]+)*|HMMA\.[0-9A-Z.]+|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|HGMMA\.[0-9A-Zx.]+|UTMALDG[.A-Z0-9]*|UTMASTG[.A-Z0-9]*|SYNCS[.A-Z0-9]*' |
             sort | uniq -c; done"
 fi
-for bench in bench_vector_add bench_rows bench_gemm bench_epilogue bench_gemm_softmax; do
+for bench in bench_launch bench_vector_add bench_rows bench_gemm bench_epilogue bench_gemm_softmax; do
     have "$bench" && step "$bench" "$bench.md" "$bin/$bench"
 done
 have bench_gemm && step "bench_gemm (TILEPP_PATH=sm80)" bench_gemm_sm80.md env TILEPP_PATH=sm80 "$bin/bench_gemm"
@@ -91,6 +95,7 @@ for i in "${!names[@]}"; do
 done
 for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
     tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test attention_test_sm80 attention_test_d64 \
-    attention_test_d64_sm80 attention_test_d256 attention_test_d256_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test; do
+    attention_test_d64_sm80 attention_test_d256 attention_test_d256_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test \
+    consumer_app; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done

@@ -130,7 +130,9 @@ static bool launch(const typename C::T *a, const typename C::T *b, typename C::T
         attr = true;
     }
     long long grid;
-    CUDA_CHECK(tile90::persistent_blocks(gemm90_kernel<C>, C::THREADS, C::SMEM,
+    tile_device dev;
+    CUDA_CHECK(tile_current_device(&dev));
+    CUDA_CHECK(tile90::persistent_blocks(&dev, gemm90_kernel<C>, C::THREADS, C::SMEM,
                                          (long long)((M + C::BM - 1) / C::BM) * ((N + C::BN - 1) / C::BN), &grid));
     gemm90_kernel<C><<<(unsigned)grid, C::THREADS, C::SMEM, st>>>(ma, mb, mc, tma_store, c, M, N, K, 8);
     CUDA_CHECK(cudaGetLastError());

@@ -142,8 +142,8 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 tmap_encoder()
  * strides). False where TMA cannot address it (alignment, strides, empty
  * extents): the caller falls back to another path. */
 template <typename Tile, typename T>
-static inline bool make_tmap(CUtensorMap *map, const T *base, long long rows, long long cols, long long ld,
-                             lead_dims lead = lead_dims{0, {0, 0, 0}, {0, 0, 0}})
+static inline bool encode_tmap(CUtensorMap *map, const T *base, long long rows, long long cols, long long ld,
+                               lead_dims lead)
 {
     constexpr long long esize = (long long)sizeof(T);
     PFN_cuTensorMapEncodeTiled_v12000 encode = tmap_encoder();
@@ -175,6 +175,47 @@ static inline bool make_tmap(CUtensorMap *map, const T *base, long long rows, lo
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+/* What a tensor map is made from (a map holds no device state: the same
+ * arguments give the same map on any device). */
+struct tmap_key {
+    const void *base;
+    long long rows, cols, ld;
+    lead_dims lead;
+    bool operator==(const tmap_key &o) const
+    {
+        if (base != o.base || rows != o.rows || cols != o.cols || ld != o.ld || lead.n != o.lead.n)
+            return false;
+        for (int i = 0; i < lead.n; i++)
+            if (lead.extent[i] != o.lead.extent[i] || lead.stride[i] != o.lead.stride[i])
+                return false;
+        return true;
+    }
+};
+struct tmap_value {
+    bool ok;
+    CUtensorMap map;
+};
+
+/* encode_tmap, remembered per tile shape and host thread: back-to-back calls
+ * on the same buffers reuse their maps; any changed pointer or extent is a
+ * different key, so a stale map is never served. */
+template <typename Tile, typename T>
+static inline bool make_tmap(CUtensorMap *map, const T *base, long long rows, long long cols, long long ld,
+                             lead_dims lead = lead_dims{0, {0, 0, 0}, {0, 0, 0}})
+{
+    static thread_local tile_memo<tmap_key, tmap_value> made;
+    const tmap_key key = {base, rows, cols, ld, lead};
+    if (const tmap_value *v = made.find(key)) {
+        *map = v->map;
+        return v->ok;
+    }
+    tmap_value v;
+    v.ok = encode_tmap<Tile>(&v.map, base, rows, cols, ld, lead);
+    made.put(key, v);
+    *map = v.map;
+    return v.ok;
+}
+
 /* Whether `kernel` was built for sm_90a (and the current device runs it):
  * the sm_90a kernels are empty in every other device pass. */
 template <typename Kernel> static inline bool has_sm90a_code(Kernel kernel)
@@ -184,11 +225,19 @@ template <typename Kernel> static inline bool has_sm90a_code(Kernel kernel)
            attr.binaryVersion == 90;
 }
 
-/* The same, asked once per kernel. */
-template <auto Kernel> static inline bool has_sm90a()
+/* The same, asked once per kernel and device (the answer is the current
+ * device's: a host with an A100 and an H100 gets both right). */
+template <auto Kernel> static inline bool has_sm90a(const tile_device *d)
 {
-    static const bool yes = has_sm90a_code(Kernel);
-    return yes;
+    static std::atomic<signed char> known[TILE_MAX_DEVICES]; /* 0 not asked, 1 yes, -1 no */
+    if (d->id < 0 || d->id >= TILE_MAX_DEVICES)
+        return has_sm90a_code(Kernel);
+    signed char v = known[d->id].load(std::memory_order_relaxed);
+    if (v == 0) {
+        v = has_sm90a_code(Kernel) ? 1 : -1;
+        known[d->id].store(v, std::memory_order_relaxed);
+    }
+    return v > 0;
 }
 
 /* TILEPP_PATH picks the code path of grids that have an sm_90a variant:
@@ -197,7 +246,7 @@ template <auto Kernel> static inline bool has_sm90a()
  * cannot run, cudaErrorNotSupported from the launcher (for tests that must
  * know which path ran). */
 enum path_choice { PATH_AUTO, PATH_SM80, PATH_SM90 };
-static inline path_choice path_from_env()
+static inline path_choice read_path_env()
 {
     const char *v = getenv("TILEPP_PATH");
     if (v && strcmp(v, "sm80") == 0)
@@ -207,31 +256,27 @@ static inline path_choice path_from_env()
     return PATH_AUTO;
 }
 
-/* Whether the current device is a compute capability 9.0 one. */
-static inline bool device_is_sm90()
+/* TILEPP_PATH as it was at the first launch (read once per process). */
+static inline path_choice path_from_env()
 {
-    int dev, major, minor;
-    return cudaGetDevice(&dev) == cudaSuccess &&
-           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 &&
-           minor == 0;
+    static const path_choice choice = read_path_env();
+    return choice;
 }
+
+/* Whether the device is a compute capability 9.0 one. */
+static inline bool device_is_sm90(const tile_device *d) { return d->major == 9 && d->minor == 0; }
 
 /* The grid of a persistent kernel: as many blocks as fit on the device at
  * once (each block takes every gridDim.x-th tile), fewer when there are
  * fewer tiles. */
 template <typename Kernel>
-static inline cudaError_t persistent_blocks(Kernel kernel, int threads, long long smem, long long tiles,
-                                            long long *grid)
+static inline cudaError_t persistent_blocks(const tile_device *d, Kernel kernel, int threads, long long smem,
+                                            long long tiles, long long *grid)
 {
-    int dev, sms, per_sm = 0;
-    cudaError_t err = cudaGetDevice(&dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (err == cudaSuccess)
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, (size_t)smem);
+    int per_sm = 0;
+    cudaError_t err = tile_blocks_per_sm(d, kernel, threads, smem, &per_sm);
     if (err == cudaSuccess) {
-        const long long fit = (long long)sms * (per_sm > 0 ? per_sm : 1);
+        const long long fit = (long long)d->sms * (per_sm > 0 ? per_sm : 1);
         *grid = tiles < fit ? tiles : fit;
     }
     return err;

@@ -17,6 +17,8 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <atomic>
 #include <limits>
 #include <type_traits>
 
@@ -392,17 +394,154 @@ struct tile_scratch {
 
 /* ---- launching ---- */
 
-/* The generated code needs sm_80 or newer (mma.sync, cp.async, bf16). */
-static inline cudaError_t tile_check_device(void)
+/* ---- the device a launch goes to ----
+ * Launchers work on the current device, which may change between calls
+ * (a host with several GPUs). What they ask of a device, and of a kernel on
+ * a device, is asked once and kept per device: per process for the
+ * attributes, per host thread for the rest (tile_memo), so no lock is
+ * taken and no launch waits for another thread. */
+enum { TILE_MAX_DEVICES = 64 };
+
+struct tile_device {
+    int id;           /* cudaGetDevice */
+    int major, minor; /* compute capability */
+    int sms;          /* multiprocessors */
+};
+
+/* The current device, its attributes asked once per process. */
+static inline cudaError_t tile_current_device(tile_device *d)
 {
-    int dev, major;
-    cudaError_t err = cudaGetDevice(&dev);
+    static std::atomic<int> known[TILE_MAX_DEVICES], majors[TILE_MAX_DEVICES], minors[TILE_MAX_DEVICES],
+        counts[TILE_MAX_DEVICES];
+    cudaError_t err = cudaGetDevice(&d->id);
     if (err != cudaSuccess)
         return err;
-    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    const bool cached = d->id >= 0 && d->id < TILE_MAX_DEVICES;
+    if (cached && known[d->id].load(std::memory_order_acquire)) {
+        d->major = majors[d->id].load(std::memory_order_relaxed);
+        d->minor = minors[d->id].load(std::memory_order_relaxed);
+        d->sms = counts[d->id].load(std::memory_order_relaxed);
+        return cudaSuccess;
+    }
+    err = cudaDeviceGetAttribute(&d->major, cudaDevAttrComputeCapabilityMajor, d->id);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&d->minor, cudaDevAttrComputeCapabilityMinor, d->id);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, d->id);
+    if (err == cudaSuccess && cached) {
+        majors[d->id].store(d->major, std::memory_order_relaxed);
+        minors[d->id].store(d->minor, std::memory_order_relaxed);
+        counts[d->id].store(d->sms, std::memory_order_relaxed);
+        known[d->id].store(1, std::memory_order_release);
+    }
+    return err;
+}
+
+/* Says once per device and process, on stderr, why a launcher cannot run
+ * there: a bare error code does not say that the GPU is too old or that the
+ * program was built without code for it. */
+static inline void tile_explain_device(const tile_device *d, const char *why)
+{
+    static std::atomic<bool> told[TILE_MAX_DEVICES];
+    if (d->id >= 0 && d->id < TILE_MAX_DEVICES && told[d->id].exchange(true))
+        return;
+    char name[256] = "?";
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, d->id) == cudaSuccess)
+        snprintf(name, sizeof name, "%s", prop.name);
+    fprintf(stderr, "tilepp: device %d (%s, compute capability %d.%d): %s\n", d->id, name, d->major, d->minor, why);
+}
+
+/* The current device, checked: the generated code needs sm_80 or newer
+ * (mma.sync, cp.async, bf16). */
+static inline cudaError_t tile_check_device(tile_device *d)
+{
+    cudaError_t err = tile_current_device(d);
     if (err != cudaSuccess)
         return err;
-    return major >= 8 ? cudaSuccess : cudaErrorNoKernelImageForDevice;
+    if (d->major >= 8)
+        return cudaSuccess;
+    tile_explain_device(d, "tilepp's kernels need compute capability 8.0 or newer (mma.sync, cp.async, bf16)");
+    return cudaErrorNoKernelImageForDevice;
+}
+
+/* A launch that failed for want of code for the device: the program was
+ * built for other GPUs (ARCH / CUDA_ARCHITECTURES) and the driver could not
+ * JIT-compile the embedded PTX. Returns err. */
+static inline cudaError_t tile_launch_failed(const tile_device *d, cudaError_t err)
+{
+    if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction)
+        tile_explain_device(d, "the program has no code for this GPU: build it for this architecture "
+                               "(tile_add_kernels ARCH or CUDA_ARCHITECTURES, e.g. native)");
+    else if (err == cudaErrorUnsupportedPtxVersion)
+        tile_explain_device(d, "the driver is older than the CUDA toolkit that built the program, "
+                               "so it cannot JIT-compile its PTX for this GPU");
+    return err;
+}
+
+/* A few values per host thread, found by key: what a launcher computes once
+ * for a kernel on a device (its shared-memory opt-in, its occupancy, a
+ * tensor map). Per thread, so lock-free; a full memo forgets its oldest
+ * entry, which costs only the call it would have saved. Key needs ==. */
+template <typename Key, typename Value, int N = 8> struct tile_memo {
+    Key keys[N];
+    Value values[N];
+    int used = 0, next = 0;
+    const Value *find(const Key &k) const
+    {
+        for (int i = 0; i < used; i++)
+            if (keys[i] == k)
+                return &values[i];
+        return nullptr;
+    }
+    void put(const Key &k, const Value &v)
+    {
+        const int i = used < N ? used++ : next++ % N;
+        keys[i] = k;
+        values[i] = v;
+    }
+};
+
+struct tile_func_key {
+    const void *func;
+    int device;
+    long long a, b;
+    bool operator==(const tile_func_key &o) const
+    {
+        return func == o.func && device == o.device && a == o.a && b == o.b;
+    }
+};
+
+/* cudaFuncSetAttribute(MaxDynamicSharedMemorySize), once per kernel, device
+ * and size (the attribute is per device). */
+template <typename Kernel> static inline cudaError_t tile_allow_smem(const tile_device *d, Kernel kernel, long long smem)
+{
+    static thread_local tile_memo<tile_func_key, bool> done;
+    const tile_func_key key = {(const void *)kernel, d->id, smem, 0};
+    if (done.find(key))
+        return cudaSuccess;
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (err == cudaSuccess)
+        done.put(key, true);
+    return tile_launch_failed(d, err);
+}
+
+/* Blocks of `threads` with `smem` bytes that fit one multiprocessor at once,
+ * once per kernel, device and launch shape. */
+template <typename Kernel>
+static inline cudaError_t tile_blocks_per_sm(const tile_device *d, Kernel kernel, int threads, long long smem,
+                                             int *per_sm)
+{
+    static thread_local tile_memo<tile_func_key, int> known;
+    const tile_func_key key = {(const void *)kernel, d->id, threads, smem};
+    if (const int *v = known.find(key)) {
+        *per_sm = *v;
+        return cudaSuccess;
+    }
+    cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, threads, (size_t)smem);
+    if (err == cudaSuccess)
+        known.put(key, *per_sm);
+    return tile_launch_failed(d, err);
 }
 
 /* Launches `total` work items over blocks of `threads`; kernels loop over

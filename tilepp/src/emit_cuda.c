@@ -657,12 +657,15 @@ static void put_launch(Out *o, const KernelPlan *kp, const ParallelPlan *pp)
     put(o, ", tile_groups, tile_total");
     put_scratch_args(o, kp);
     put(o, ");\n");
-    put(o, "            if (tile_err != cudaSuccess)\n                return tile_err;\n        }\n");
+    put(o, "            if (tile_err != cudaSuccess)\n                return tile_launch_failed(&tile_dev, tile_err);\n"
+           "        }\n");
     if (par->reduces.len) {
         putf(o, "        tile_err = tile_launch_blocks(%s, 1, %d, 0, tile_stream, ", pp->combine_name, k->threads);
         put_arg_names(o, k);
         put_scratch_args(o, kp);
-        put(o, ", tile_nparts);\n        if (tile_err != cudaSuccess)\n            return tile_err;\n");
+        put(o,
+            ", tile_nparts);\n        if (tile_err != cudaSuccess)\n            return tile_launch_failed(&tile_dev, "
+            "tile_err);\n");
     }
     put(o, "    }\n");
 }
@@ -675,8 +678,8 @@ static void put_launcher(Out *o, const KernelPlan *kp)
     putf(o, "extern \"C\" cudaError_t %s_gpu_stream(", k->name);
     put_param_list(o, k, launcher_param);
     putf(o, "%scudaStream_t tile_stream)\n{\n", k->params.len ? ", " : "");
-    put(o, "    cudaError_t tile_err = tile_check_device();\n    if (tile_err != cudaSuccess)\n        return "
-           "tile_err;\n");
+    put(o, "    tile_device tile_dev;\n    cudaError_t tile_err = tile_check_device(&tile_dev);\n"
+           "    if (tile_err != cudaSuccess)\n        return tile_err;\n");
     put_decls(o, &kp->host_decls);
     if (kp->slots.len) { /* the values reduced over the grid, and the blocks' parts */
         putf(o, "    tile_scratch tile_red;\n    tile_err = tile_red.init(tile_stream, %d, %d);\n", kp->slots.len,

@@ -412,7 +412,8 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     const char *kernel = aprintf("%s_sm90", gp->kernel_name);
     put(o, "            const tile90::path_choice tile_path = tile90::path_from_env();\n");
     put(o, "            bool tile_launched = false;\n");
-    putf(o, "            if (tile_path %s && tile90::device_is_sm90() && tile90::has_sm90a<%s>()) {\n",
+    putf(o,
+         "            if (tile_path %s && tile90::device_is_sm90(&tile_dev) && tile90::has_sm90a<%s>(&tile_dev)) {\n",
          p->shallow ? "== tile90::PATH_SM90" : "!= tile90::PATH_SM80", kernel);
     put(o, "                CUtensorMap");
     for (int i = 0; i < p->tiles.len; i++)
@@ -436,12 +437,14 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
         put(o, ");\n");
     }
     putf(o,
-         "                    tile_err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
+         "                    tile_err = tile_allow_smem(&tile_dev, %s, %lld);\n"
          "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n",
          kernel, p->smem_bytes);
     put(o, "                    long long tile_grid = 0;\n");
-    putf(o, "                    tile_err = tile90::persistent_blocks(%s, %d, %lld, tile_blocks, &tile_grid);\n",
-         kernel, p->threads, p->smem_bytes);
+    putf(
+        o,
+        "                    tile_err = tile90::persistent_blocks(&tile_dev, %s, %d, %lld, tile_blocks, &tile_grid);\n",
+        kernel, p->threads, p->smem_bytes);
     put(o, "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n");
     putf(o, "                    tile_err = tile_launch_blocks(%s, tile_grid, %d, %lld, tile_stream, ", kernel,
          p->threads, p->smem_bytes);
@@ -452,7 +455,9 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o, ", tile_map%d", i);
     for (int i = 0; i < p->stores.len; i++)
         putf(o, ", tile_out%d, tile_out%d_ok", i, i);
-    put(o, ");\n                    if (tile_err != cudaSuccess)\n                        return tile_err;\n");
+    put(o, ");\n                    if (tile_err != cudaSuccess)\n                        return "
+           "tile_launch_failed(&tile_dev, "
+           "tile_err);\n");
     put(o, "                    tile_launched = true;\n                }\n            }\n");
     put(o, "            if (!tile_launched && tile_path == tile90::PATH_SM90)\n");
     put(o, "                return cudaErrorNotSupported; /* TILEPP_PATH=sm90 and the sm_90a variant cannot run */\n");

@@ -602,7 +602,7 @@ static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, co
         blocks = aprintf("(tile_blocks + %d / tile_team - 1) / (%d / tile_team)", k->threads, k->threads);
     }
     putf(o,
-         "%stile_err = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %lld);\n"
+         "%stile_err = tile_allow_smem(&tile_dev, %s, %lld);\n"
          "%sif (tile_err != cudaSuccess)\n%s    return tile_err;\n",
          in, kernel, gp->smem_bytes, in, in);
     putf(o, "%stile_err = tile_launch_blocks(%s, %s, %d, %lld, tile_stream, ", in, kernel, blocks, k->threads,
@@ -611,7 +611,7 @@ static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, co
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_l%d", d);
     put_scratch_args(o, kp);
-    putf(o, ");\n%sif (tile_err != cudaSuccess)\n%s    return tile_err;\n", in, in);
+    putf(o, ");\n%sif (tile_err != cudaSuccess)\n%s    return tile_launch_failed(&tile_dev, tile_err);\n", in, in);
 }
 
 void put_grid_launch(Out *o, const KernelPlan *kp, const GridPlan *gp)
