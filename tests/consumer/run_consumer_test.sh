@@ -77,7 +77,8 @@ prefix=$work/prefix
 src=$work/src
 mkdir -p "$src"
 cp -r "$here/CMakeLists.txt" "$here/main.c" "$here/vadd.c" "$here/vadd_config.h" "$here/hscale.c" "$here/bscale.c" \
-    "$here/fp16_user.cu" "$here/bf16_user.cpp" "$here/cpu_only.c" "$here/include" "$src/"
+    "$here/fp16_user.cu" "$here/bf16_user.cpp" "$here/cpu_only.c" "$here/include" \
+    "$here/libscale.c" "$here/libinc" "$src/"
 
 step "install the tilepp build into a temporary prefix, then move the prefix"
 first_prefix=$work/first-prefix
@@ -158,6 +159,13 @@ for gen in "${generators[@]}"; do
     step "run ($gen)"
     "$bdir/app" || fail "app exited with status $?"
     "$bdir/cpu_only" || fail "cpu_only exited with status $?"
+
+    step "install the library with its generated header ($gen)"
+    "$cmake_cmd" --install "$bdir" --prefix "$work/app-prefix$n" >"$work/app-install$n.log" 2>&1 ||
+        { cat "$work/app-install$n.log"; fail "cmake --install of the consumer"; }
+    [ -f "$work/app-prefix$n/include/libscale/libscale.tile.h" ] && [ -f "$work/app-prefix$n/lib/liblibscale.a" ] ||
+        fail "HEADERS_DESTINATION: no include/libscale/libscale.tile.h (or lib/liblibscale.a) installed"
+    echo "  include/libscale/libscale.tile.h, lib/liblibscale.a"
 
     step "nvcc flags from CUDA_ARCHITECTURES 80-real;90 ($gen)"
     flags=$(find "$bdir" \( -name build.ninja -o -name flags.make \) -exec cat {} +)
