@@ -48,6 +48,11 @@ have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90
 for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample rows_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
+# The embedded compute_80 PTX, as a GPU the build has no machine code for
+# (a newer one) runs it: the driver ignores the SASS and JIT-compiles the PTX
+# (tests that need cuBLAS cannot run so: cuBLAS ships no PTX for its kernels)
+have tile_ops_test && step "tile_ops_test (PTX JIT)" tile_ops_test_jit.log env CUDA_FORCE_PTX_JIT=1 "$bin/tile_ops_test"
+have reduce_test && step "reduce_test (PTX JIT)" reduce_test_jit.log env CUDA_FORCE_PTX_JIT=1 "$bin/reduce_test" --small
 # tests/consumer's app, where a kept consumer build put it here
 # (TILEPP_CONSUMER_KEEP=1): CUDA and C++ files calling generated launchers
 # with CUDA's __half and __nv_bfloat16
@@ -96,6 +101,6 @@ done
 for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
     tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test attention_test_sm80 attention_test_d64 \
     attention_test_d64_sm80 attention_test_d256 attention_test_d256_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test \
-    consumer_app; do
+    tile_ops_test_jit reduce_test_jit consumer_app; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done
