@@ -15,12 +15,15 @@
 
 #include <clang-c/Index.h>
 
+#include "cuda_tools.h"
 #include "diag.h"
 #include "driver.h"
+#include "inspect.h"
 #include "ir.h"
 #include "util.h"
 
 static const char usage[] = "usage: tilepp [options] file.c\n"
+                            "       tilepp inspect [options] FILE   (tilepp inspect --help)\n"
                             "\n"
                             "Translates a C file annotated with '#pragma tile' into CUDA kernels and\n"
                             "host launchers: file.tile.cu and file.tile.h.\n"
@@ -31,7 +34,10 @@ static const char usage[] = "usage: tilepp [options] file.c\n"
                             "  --arch LIST      GPU code paths, comma separated (default 80,90a): 90a (also\n"
                             "                   90, sm_90a, compute_90a) for Hopper's wgmma and TMA, 80\n"
                             "                   (also sm_80, compute_80, 86, 89, 100, ...) for the rest\n"
-                            "  --emit cuda|ir   what to write (default cuda; ir goes to -o or stdout)\n"
+                            "  --emit cuda|ptx|ir\n"
+                            "                   what to write (default cuda; ir goes to -o or stdout; ptx:\n"
+                            "                   nvcc's PTX per --arch, <base>.compute_90a.ptx, <base> being\n"
+                            "                   -o without .ptx or .cu, or <file>.tile)\n"
                             "  -fsyntax-only    run every check, write nothing\n"
                             "  --               what follows is the input file, even if it starts with '-'\n"
                             "\n"
@@ -145,6 +151,8 @@ typedef struct CommandLine {
     bool answered; /* --help or --version was printed: nothing else to do */
     Vec ignored;   /* char*: flags dropped with a note, printed once colours are known */
     Str dep_target;
+    const char *arch_list; /* --arch as given: --emit ptx compiles for each */
+    bool emit_ptx;
 } CommandLine;
 
 /* Options that take a value. */
@@ -258,14 +266,16 @@ static int apply_value(CommandLine *cl, ValueKind kind, const char *name, const 
             return usage_error("--arch takes a comma-separated list of architectures, sm_80 and newer "
                                "(80, 86, 89, 90a, sm_90a, compute_80, ...), not '%s'",
                                v);
+        cl->arch_list = v;
         break;
     case OPT_EMIT:
-        if (strcmp(v, "cuda") == 0)
+        cl->emit_ptx = strcmp(v, "ptx") == 0; /* CUDA first, then nvcc (cuda_tools.c) */
+        if (strcmp(v, "cuda") == 0 || cl->emit_ptx)
             opt->emit = EMIT_CUDA;
         else if (strcmp(v, "ir") == 0)
             opt->emit = EMIT_IR;
         else
-            return usage_error("--emit takes 'cuda' or 'ir', not '%s'", v);
+            return usage_error("--emit takes 'cuda', 'ptx' or 'ir', not '%s'", v);
         break;
     case OPT_UNDEFINE:
         drop_definitions(opt, v);
@@ -441,6 +451,8 @@ static int translate(Options *opt)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "inspect") == 0) /* a subcommand: inspect.c */
+        return inspect_main(argc - 1, argv + 1, find_include_dir(), translate);
     CommandLine cl = {.opt = {.emit = EMIT_CUDA, .archs = ARCH_SM80 | ARCH_SM90A}};
     cl.opt.clang_args = anew((size_t)argc * sizeof *cl.opt.clang_args);
     int status = parse_command_line(&cl, argc, argv);
@@ -448,7 +460,7 @@ int main(int argc, char **argv)
         set_up_diagnostics(&cl);
         status = check_input(&cl.opt);
         if (!status)
-            status = translate(&cl.opt);
+            status = cl.emit_ptx ? emit_ptx(&cl.opt, cl.arch_list, translate) : translate(&cl.opt);
     }
     str_free(&cl.dep_target);
     diag_reset();
