@@ -19,12 +19,18 @@ IrCode *ir_code_new(SrcLoc loc)
     return c;
 }
 
+/* The segments grow by doubling: the capacity is the smallest power of two
+ * that holds nsegs (arena memory is never given back, so growing by one
+ * would cost memory quadratic in the accesses of a body). */
 static IrSeg *new_seg(IrCode *code)
 {
-    IrSeg *segs = anew((size_t)(code->nsegs + 1) * sizeof *segs);
-    if (code->nsegs)
-        memcpy(segs, code->segs, (size_t)code->nsegs * sizeof *segs);
-    code->segs = segs;
+    int n = code->nsegs;
+    if (n == 0 || (n & (n - 1)) == 0) {
+        IrSeg *segs = anew((size_t)(n ? 2 * n : 1) * sizeof *segs);
+        if (n)
+            memcpy(segs, code->segs, (size_t)n * sizeof *segs);
+        code->segs = segs;
+    }
     return &code->segs[code->nsegs++];
 }
 

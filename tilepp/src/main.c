@@ -7,6 +7,7 @@
  * C compiler are ignored with a note. */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,12 +436,47 @@ static int check_input(const Options *opt)
     return 0;
 }
 
+typedef struct Job {
+    const Options *opt;
+    int status;
+} Job;
+
+static void *run_job(void *data)
+{
+    Job *job = data;
+    job->status = tilepp_translate(job->opt);
+    return NULL;
+}
+
+/* The parse and every stage after it recurse along the source's syntax
+ * trees, one level per operand: a 100000-character line of `x[i] + ...` is
+ * 20000 levels. They run on a thread with a stack to match (address space,
+ * used as the recursion goes), and libclang parses on that thread instead of
+ * its own 8 MB one (LIBCLANG_NOTHREADS). Where no such thread can be made,
+ * on the main thread. */
+static int translate_with_deep_stack(const Options *opt)
+{
+    enum { STACK_BYTES = 1 << 30 };
+    Job job = {opt, 1};
+    pthread_attr_t attr;
+    pthread_t thread;
+    bool started = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, STACK_BYTES) == 0 &&
+                   setenv("LIBCLANG_NOTHREADS", "1", 1) == 0 && pthread_create(&thread, &attr, run_job, &job) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started) {
+        unsetenv("LIBCLANG_NOTHREADS");
+        return tilepp_translate(opt);
+    }
+    pthread_join(thread, NULL);
+    return job.status;
+}
+
 /* The translation, then clang's closing count ("1 warning generated.",
  * "2 errors generated.") when there was anything to count. */
 static int translate(Options *opt)
 {
     opt->include_dir = find_include_dir();
-    int status = tilepp_translate(opt);
+    int status = translate_with_deep_stack(opt);
     if (diag_error_count() || diag_warning_count()) {
         char *summary = diag_summary(diag_warning_count(), diag_error_count());
         fputs(summary, stderr);

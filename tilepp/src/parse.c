@@ -240,8 +240,8 @@ static unsigned take_pragma(FrontEnd *fe, TokenView tv, unsigned i, Vec *pragmas
     unsigned last_end = hash_off + 1;
     unsigned j = i + 1;
     unsigned first_arg = i + 3;
-    PTok *ptoks = anew((size_t)tv.n * sizeof *ptoks);
-    int n = 0;
+    PTok *ptoks = NULL; /* grown by doubling: sized by the pragma, not by the file */
+    int n = 0, cap = 0;
     for (j = i + 1; j < tv.n; j++) {
         unsigned off = token_offset(fe, tv.toks[j]);
         if (line_ends_between(fe, last_end, off))
@@ -255,6 +255,13 @@ static unsigned take_pragma(FrontEnd *fe, TokenView tv, unsigned i, Vec *pragmas
             PTokKind pk = ptok_kind(k);
             if (k == CXToken_Literal && (text[0] == '"' || text[0] == '\''))
                 pk = PTOK_STRING;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                PTok *grown = anew((size_t)cap * sizeof *grown);
+                if (n)
+                    memcpy(grown, ptoks, (size_t)n * sizeof *grown);
+                ptoks = grown;
+            }
             ptoks[n++] = (PTok){pk, text, fe_loc(fe, clang_getTokenLocation(fe->tu, tv.toks[j]))};
         }
     }
@@ -397,13 +404,20 @@ typedef struct CandidateList {
     Vec items; /* Candidate* */
 } CandidateList;
 
+/* The constructs a pragma may stand before: declarations, statements and
+ * expressions that are statements. A part of an expression starts where the
+ * expression does, or after its first character, so it is never the
+ * construct that follows a pragma: expressions are not descended into
+ * (which also keeps a long chain `a + b + ...`, nested one level per
+ * operand, from costing time quadratic in its length). */
 static enum CXChildVisitResult collect_candidate(CXCursor c, CXCursor parent, CXClientData data)
 {
     CandidateList *list = data;
-    (void)parent;
     enum CXCursorKind k = clang_getCursorKind(c);
     bool construct = clang_isStatement(k) || clang_isDeclaration(k) || clang_isExpression(k);
     unsigned b, e;
+    if (clang_isExpression(k) && clang_isExpression(clang_getCursorKind(parent)))
+        return CXChildVisit_Continue;
     if (!construct || !fe_cursor_range(list->fe, c, &b, &e))
         return CXChildVisit_Continue;
     Candidate *cand = anew(sizeof *cand);
@@ -440,17 +454,28 @@ static unsigned skip_to_code(const FrontEnd *fe, unsigned off)
     return off;
 }
 
+/* In source order; of constructs that start together, the widest first. */
+static int candidate_order(const void *x, const void *y)
+{
+    const Candidate *a = *(const Candidate *const *)x, *b = *(const Candidate *const *)y;
+    if (a->begin != b->begin)
+        return a->begin < b->begin ? -1 : 1;
+    return a->end == b->end ? 0 : a->end > b->end ? -1 : 1;
+}
+
+/* The first construct that starts at or after `at` (the widest of those that
+ * start there); the list is sorted by candidate_order. */
 static const Candidate *next_construct(const CandidateList *list, unsigned at)
 {
-    const Candidate *best = NULL;
-    for (int i = 0; i < list->items.len; i++) {
-        const Candidate *c = list->items.items[i];
-        if (c->begin < at)
-            continue;
-        if (!best || c->begin < best->begin || (c->begin == best->begin && c->end > best->end))
-            best = c;
+    int lo = 0, hi = list->items.len;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (((const Candidate *)list->items.items[mid])->begin < at)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return best;
+    return lo < list->items.len ? list->items.items[lo] : NULL;
 }
 
 static const char *construct_wanted(PragmaKind kind)
@@ -500,6 +525,8 @@ static void attach_pragmas(FrontEnd *fe, Vec *pragmas)
 {
     CandidateList list = {fe, {0}};
     clang_visitChildren(clang_getTranslationUnitCursor(fe->tu), collect_candidate, &list);
+    if (list.items.len > 1)
+        qsort(list.items.items, (size_t)list.items.len, sizeof *list.items.items, candidate_order);
     for (int i = 0; i < pragmas->len; i++) {
         Pragma *p = pragmas->items[i];
         unsigned code = skip_to_code(fe, p->end_offset);
