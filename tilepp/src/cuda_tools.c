@@ -140,6 +140,10 @@ Tool find_cuobjdump(const char *nvcc)
 
 Tool find_nvdisasm(const char *nvcc, const char *cuobjdump)
 {
+    /* Both come in one toolkit or side by side from PyPI: where
+     * TILEPP_CUOBJDUMP points, nvdisasm usually is too. */
+    if (!cuobjdump)
+        cuobjdump = env("TILEPP_CUOBJDUMP");
     const char *dirs[] = {cuobjdump ? dir_of(cuobjdump) : NULL, nvcc ? dir_of(nvcc) : NULL, env("PATH")};
     return find_disassembler("nvdisasm", "TILEPP_NVDISASM", "nvidia-cuda-nvdisasm", dirs, 3);
 }

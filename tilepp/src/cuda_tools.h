@@ -8,8 +8,9 @@
  *   ptxas      beside nvcc, PATH
  *   cuobjdump  $TILEPP_CUOBJDUMP (set but not found is an error), beside
  *              nvcc, PATH, the PyPI package nvidia-cuda-cuobjdump
- *   nvdisasm   $TILEPP_NVDISASM (likewise), beside cuobjdump, beside
- *              nvcc, PATH, the PyPI package nvidia-cuda-nvdisasm
+ *   nvdisasm   $TILEPP_NVDISASM (likewise), beside cuobjdump (or
+ *              $TILEPP_CUOBJDUMP), beside nvcc, PATH, the PyPI package
+ *              nvidia-cuda-nvdisasm
  * PyPI packages are located with `python3 -m pip show <package>` (its
  * Location, then nvidia/<any>/bin/<tool>), asked only when the other
  * places have nothing, as it takes a moment. */

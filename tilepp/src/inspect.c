@@ -630,9 +630,9 @@ static void json_kernel(Str *s, const KernelReport *k)
     for (int i = 0; i < 6; i++) {
         str_addf(s, "\"%s\": ", names[i]);
         json_number(s, sizes[i]);
-        str_add(s, ", ");
+        str_add(s, i < 5 ? ", " : ",\n");
     }
-    str_add(s, "\n     \"expects\": {\"tensor_core\": ");
+    str_add(s, "     \"expects\": {\"tensor_core\": ");
     json_string(s, k->want_tc);
     str_add(s, ", \"async_copy\": ");
     json_string(s, k->want_cp);
@@ -665,6 +665,8 @@ static void print_json(const Inspect *in, const Vec *warnings)
         json_string(&s, w->k->arch);
         str_add(&s, ", \"kernel\": ");
         json_string(&s, w->k->name);
+        str_add(&s, ", \"mangled\": ");
+        json_string(&s, w->k->mangled);
         str_add(&s, ", \"kind\": ");
         json_string(&s, w->kind);
         str_add(&s, ", \"message\": ");
