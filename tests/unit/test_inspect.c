@@ -425,6 +425,35 @@ static void expectations_across_archs(void **state)
                         "no tensor-core instruction, though it has tensor-core instructions on sm_80");
 }
 
+/* Every parser on every canned file cut at 64 places, and the demangler on
+ * every prefix of a name: whatever the tools print when they stop short, the
+ * parsers read within the text (the sanitizer build checks that). */
+static void truncated_listings(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"gemm_fatbin.sass",     "gemm_fatbin.res-usage", "gemm_sm80.nvdisasm",
+                                        "gemm_compute_90a.ptx", "gemm_sm90a.ptxas",      "normalize_sm90a_cubin.sass",
+                                        "normalize_nvcc.ptxas", "noinline_sm80.ptxas"};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        const char *text = data(files[f]);
+        size_t len = strlen(text);
+        for (size_t cut = 0; cut <= len; cut += len / 64 + 1) {
+            char *prefix = astrndup(text, cut);
+            InspectReport r = {0};
+            parse_sass(prefix, NULL, &r);
+            parse_ptx(prefix, "sm_80", &r);
+            parse_res_usage(prefix, "sm_80", &r);
+            parse_ptxas_verbose(prefix, &r);
+            apply_expectations(&r, NULL, 0);
+            Vec warnings = {0};
+            inspect_warnings(&r, &warnings);
+        }
+    }
+    const char *name = "_ZN12_GLOBAL__N_14tileILi4ELj8ELb1EEEvPK1AIfEi";
+    for (size_t n = 0; n <= strlen(name); n++)
+        assert_non_null(demangle_name(astrndup(name, n)));
+}
+
 /* ---- finding and running tools ---------------------------------------------------------------------- */
 
 static void arch_names(void **state)
@@ -536,6 +565,7 @@ int main(void)
         UNIT_TEST(expectations_from_names),
         UNIT_TEST(expectations_from_source),
         UNIT_TEST(expectations_across_archs),
+        UNIT_TEST(truncated_listings),
         UNIT_TEST(arch_names),
         UNIT_TEST(runs_a_process),
         UNIT_TEST(command_lines_and_paths),

@@ -545,7 +545,9 @@ static void print_arch_table(const Inspect *in, const char *arch)
 static void print_tables(const Inspect *in, const Vec *warnings)
 {
     printf("%s: %s\n", in->opt.input, in->tools);
-    for (int i = 0; i < in->archs.len; i++)
+    if (in->report.kernels.len == 0)
+        printf("\nno kernels\n");
+    for (int i = 0; i < in->archs.len && in->report.kernels.len; i++)
         print_arch_table(in, in->archs.items[i]);
     if (warnings->len)
         putchar('\n');
