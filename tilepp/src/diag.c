@@ -170,9 +170,13 @@ static bool apply_warning_options(DiagLevel *level, Str *message)
 static void print_head(DiagLevel level, SrcLoc loc, const char *message)
 {
     static const char *names[] = {"error", "warning", "note"};
-    if (loc.file) {
+    if (loc.file && loc.line > 0) {
         paint(BOLD);
         fprintf(out(), "%s:%d:%d: ", loc.file, loc.line, loc.col);
+        paint(RESET);
+    } else if (loc.file) { /* the file as a whole */
+        paint(BOLD);
+        fprintf(out(), "%s: ", loc.file);
         paint(RESET);
     } else
         fputs("tilepp: ", out());

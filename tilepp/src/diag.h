@@ -14,7 +14,7 @@
 
 typedef struct SrcLoc {
     const char *file; /* as the user named it; NULL for "no location" */
-    int line, col;    /* 1-based; col counts bytes */
+    int line, col;    /* 1-based; col counts bytes; line 0: the file as a whole ("x.c: warning: ...") */
 } SrcLoc;
 
 typedef enum { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE } DiagLevel;

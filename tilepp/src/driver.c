@@ -145,6 +145,10 @@ static bool run_stages(const Options *opt, FrontEnd *fe, IrModule **m, Plan **pl
     *m = build_ir(fe);
     if (!*m)
         return false;
+    /* Still a translation: the outputs declare no kernels, and a build that
+     * lists the file goes on (pragmas/README.md, "What tilepp writes"). */
+    if ((*m)->kernels.len == 0)
+        warning_at(((SrcLoc){fe->path, 0, 0}), "no '#pragma tile kernel' in this file: there is nothing to translate");
     (*m)->archs = opt->archs;
     if (opt->emit == EMIT_IR && !opt->syntax_only)
         return true;

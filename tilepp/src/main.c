@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <clang-c/Index.h>
@@ -430,9 +429,6 @@ static int check_input(const Options *opt)
         return usage_error("%s", "no input file");
     if (opt->emit == EMIT_CUDA && opt->output && strcmp(opt->output, "-") == 0)
         return usage_error("%s", "-o -: only --emit ir can write to standard output (the CUDA comes with a header)");
-    struct stat st;
-    if (stat(opt->input, &st) == 0 && S_ISDIR(st.st_mode))
-        return usage_error("'%s' is a directory, not a C file", opt->input);
     return 0;
 }
 

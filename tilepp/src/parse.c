@@ -1,7 +1,10 @@
+#define _POSIX_C_SOURCE 200809L
 #include "parse.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 char *cx_take(CXString s)
 {
@@ -113,7 +116,7 @@ static const char **clang_args(const ParseOptions *opt, int *count)
     if (!has_std_flag(opt))
         args[n++] = "-std=gnu11";
     args[n++] = "-D__TILEPP__=1";
-    args[n++] = "-Wno-unknown-pragmas";
+    args[n++] = "-Wunknown-pragmas"; /* never shown: they find pragmas that macros make (macro_pragma) */
     args[n++] = "-ferror-limit=50";
 #ifdef TILEPP_CLANG_RESOURCE_DIR
     args[n++] = "-resource-dir";
@@ -142,6 +145,47 @@ static void report_clang_diagnostic(FrontEnd *fe, CXDiagnostic d, DiagLevel leve
     }
 }
 
+/* The macro whose expansion `at` (a location in a file) lies in, or NULL. */
+static CXCursor macro_expanded_at(const FrontEnd *fe, CXSourceLocation at)
+{
+    CXFile file;
+    unsigned line, col;
+    clang_getExpansionLocation(at, &file, &line, &col, NULL);
+    CXCursor c = clang_getCursor(fe->tu, clang_getLocation(fe->tu, file, line, col));
+    if (clang_getCursorKind(c) == CXCursor_MacroExpansion)
+        return clang_getCursorReferenced(c);
+    return clang_getNullCursor();
+}
+
+/* A pragma `tile` that a macro produced (`_Pragma("tile parallel")` in a
+ * macro's body, or `_Pragma(#x)` with x = tile kernel): clang reports every
+ * pragma it does not know (-Wunknown-pragmas), and one whose spelling is in
+ * no file came from a _Pragma operator. Refused at the expansion, with the
+ * macro: tilepp finds its pragmas in the file's lines. Other unknown pragmas
+ * are left alone, as the compilers leave them. */
+static bool is_unknown_pragma(CXDiagnostic d)
+{
+    return strcmp(cx_take(clang_getDiagnosticOption(d, NULL)), "-Wunknown-pragmas") == 0;
+}
+
+static bool refuse_macro_pragma(FrontEnd *fe, CXDiagnostic d)
+{
+    CXSourceLocation at = clang_getDiagnosticLocation(d);
+    CXFile spelled;
+    clang_getSpellingLocation(at, &spelled, NULL, NULL, NULL);
+    CXToken *tok = clang_getToken(fe->tu, at);
+    bool tile = tok && strcmp(cx_take(clang_getTokenSpelling(fe->tu, *tok)), "tile") == 0;
+    if (tok)
+        clang_disposeTokens(fe->tu, tok, 1);
+    if (spelled || !tile)
+        return false;
+    error_at(fe_loc(fe, at), "_Pragma(\"tile ...\") is not supported: write '#pragma tile' on its own line");
+    CXCursor macro = macro_expanded_at(fe, at);
+    if (!clang_Cursor_isNull(macro))
+        note_at(fe_cursor_loc(fe, macro), "the pragma comes from macro '%s'", cx_take(clang_getCursorSpelling(macro)));
+    return true;
+}
+
 static bool report_clang_errors(FrontEnd *fe)
 {
     bool failed = false;
@@ -149,6 +193,12 @@ static bool report_clang_errors(FrontEnd *fe)
     for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(fe->tu, i);
         enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+        if (is_unknown_pragma(d)) {
+            fe->macro_pragmas += refuse_macro_pragma(fe, d);
+            failed |= fe->macro_pragmas > 0;
+            clang_disposeDiagnostic(d);
+            continue;
+        }
         if (sev >= CXDiagnostic_Error)
             report_clang_diagnostic(fe, d, DIAG_ERROR);
         else if (sev == CXDiagnostic_Warning && diag_compiler_warnings())
@@ -580,6 +630,56 @@ static bool open_translation_unit(FrontEnd *fe, const ParseOptions *opt)
     return true;
 }
 
+/* The input's bytes. A directory is refused, and so is anything else that
+ * is not a regular file (a pipe, a device): libclang reads the file again by
+ * its name, and would find a pipe empty or never finish /dev/zero. */
+static bool read_input(FrontEnd *fe, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        error_at((SrcLoc){0}, "cannot read '%s': %s", path, strerror(errno));
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        error_at((SrcLoc){0}, "'%s' is a directory, not a C file", path);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error_at((SrcLoc){0},
+                 "'%s' is not a regular file (a pipe or a device): tilepp and libclang each read the "
+                 "input by its name, so it must be a file",
+                 path);
+        return false;
+    }
+    errno = 0;
+    char *text = read_file(path, &fe->len);
+    if (!text) {
+        error_at((SrcLoc){0}, "cannot read '%s': %s", path, strerror(errno ? errno : EIO));
+        return false;
+    }
+    fe->text = astrndup(text, fe->len);
+    free(text);
+    return true;
+}
+
+/* Clang skips a null character with a warning; tilepp copies the source's
+ * text into the CUDA it writes, as C strings, and would lose what follows
+ * one on its line: refused where it stands. */
+static bool refuse_null_character(const FrontEnd *fe)
+{
+    const char *nul = memchr(fe->text, '\0', fe->len);
+    if (!nul)
+        return true;
+    SrcLoc at = {fe->path, 1, 1};
+    for (const char *p = fe->text; p < nul; p++) {
+        at.col = *p == '\n' ? 1 : at.col + 1;
+        at.line += *p == '\n';
+    }
+    error_at(at, "a null character in the source: tilepp copies the source's text into the CUDA it writes and "
+                 "cannot carry one; remove it");
+    return false;
+}
+
 FrontEnd *frontend_parse(const ParseOptions *opt)
 {
     FrontEnd *fe = anew(sizeof *fe);
@@ -587,16 +687,11 @@ FrontEnd *frontend_parse(const ParseOptions *opt)
     if (opt->unsaved_text) {
         fe->len = strlen(opt->unsaved_text);
         fe->text = astrndup(opt->unsaved_text, fe->len);
-    } else {
-        char *text = read_file(opt->path, &fe->len);
-        if (!text) {
-            error_at((SrcLoc){0}, "cannot read '%s'", opt->path);
-            return NULL;
-        }
-        fe->text = astrndup(text, fe->len);
-        free(text);
-    }
+    } else if (!read_input(fe, opt->path))
+        return NULL;
     diag_register_source(fe->path, fe->text);
+    if (!refuse_null_character(fe))
+        return NULL;
     fe->index = clang_createIndex(0, 0);
     if (!open_translation_unit(fe, opt) || !report_clang_errors(fe)) {
         frontend_free(fe);

@@ -42,9 +42,10 @@ typedef struct FrontEnd {
     const char *path;
     const char *text; /* the main file's bytes */
     size_t len;
-    Vec attached;     /* Attached*, in source order */
-    Vec dependencies; /* char*: every file the parse read (for -MD) */
-    Vec undefs;       /* Undef*, in source order */
+    Vec attached;      /* Attached*, in source order */
+    Vec dependencies;  /* char*: every file the parse read (for -MD) */
+    Vec undefs;        /* Undef*, in source order */
+    int macro_pragmas; /* `tile` pragmas from macros (_Pragma), refused */
 } FrontEnd;
 
 /* Parses and attaches. On error reports diagnostics and returns NULL. */

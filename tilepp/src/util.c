@@ -193,6 +193,11 @@ char *read_file(const char *path, size_t *len)
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
         str_addn(&s, buf, n);
+    if (ferror(f)) { /* errno says why */
+        fclose(f);
+        str_free(&s);
+        return NULL;
+    }
     fclose(f);
     if (len)
         *len = s.len;
