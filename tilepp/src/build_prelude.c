@@ -17,6 +17,7 @@ typedef struct PreludeItem {
 typedef struct Closure {
     Builder *b;
     Vec items; /* PreludeItem*: top-level declarations the kernels use */
+    Vec path;  /* CXCursor*: the kernel, then the functions being closed over, each called by the one before */
     bool failed;
 } Closure;
 
@@ -64,6 +65,44 @@ bool defined_here(Builder *b, CXCursor fn, CXCursor user)
     return false;
 }
 
+/* Where `f` stands in the call path being closed over, or -1. */
+static int on_path(const Closure *cl, CXCursor f)
+{
+    for (int i = 0; i < cl->path.len; i++)
+        if (clang_equalCursors(*(CXCursor *)cl->path.items[i], f))
+            return i;
+    return -1;
+}
+
+static void close_over_function(Closure *cl, CXCursor fn)
+{
+    CXCursor *saved = anew(sizeof *saved);
+    *saved = fn;
+    vec_push(&cl->path, saved);
+    close_over(cl, fn);
+    cl->path.len--;
+}
+
+/* A call of a function that is still running: recursion. GPU threads have a
+ * stack of a few KB (the C run has megabytes), so a recursion that is fine
+ * on the CPU would overflow it at some depth: refused, with the cycle. */
+static void refuse_recursion(Closure *cl, int from, CXCursor user)
+{
+    Str chain = {0};
+    str_addf(&chain, "'%s' calls ", spelling(*(CXCursor *)cl->path.items[from]));
+    for (int i = from + 1; i < cl->path.len; i++)
+        str_addf(&chain, "'%s', which calls ", spelling(*(CXCursor *)cl->path.items[i]));
+    if (from == cl->path.len - 1)
+        str_add(&chain, "itself");
+    else
+        str_addf(&chain, "'%s'", spelling(*(CXCursor *)cl->path.items[from]));
+    error_at(loc_of(cl->b, user),
+             "recursion is not supported in kernels: %s (a GPU thread's stack holds a few KB; write the recursion as "
+             "a loop)",
+             atake(&chain));
+    cl->failed = true;
+}
+
 static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
 {
     Builder *b = cl->b;
@@ -78,9 +117,19 @@ static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
             return;
         }
         d = def;
+        if (is_kernel_function(b, d) && on_path(cl, d) == 0) {
+            error_at(loc_of(b, user), "a kernel cannot call itself ('%s'): recursion is not supported in kernels",
+                     spelling(d));
+            cl->failed = true;
+            return;
+        }
         if (is_kernel_function(b, d)) {
             error_at(loc_of(b, user), "a kernel cannot call another kernel ('%s')", spelling(d));
             cl->failed = true;
+            return;
+        }
+        if (on_path(cl, d) >= 0) {
+            refuse_recursion(cl, on_path(cl, d), user);
             return;
         }
     }
@@ -105,7 +154,116 @@ static void add_to_prelude(Closure *cl, CXCursor d, CXCursor user)
     item->cursor = top;
     fe_cursor_range(b->fe, top, &item->begin, &end);
     vec_push(&cl->items, item);
-    close_over(cl, top);
+    if (kind_of(top) == CXCursor_FunctionDecl)
+        close_over_function(cl, top);
+    else
+        close_over(cl, top);
+}
+
+/* Written by a macro of tile.h (its operations expand to calls of its own,
+ * some through _Generic), not by the user. */
+static bool spelled_in_tile_header(CXCursor c)
+{
+    CXFile file;
+    clang_getSpellingLocation(clang_getCursorLocation(c), &file, NULL, NULL, NULL);
+    if (!file)
+        return false;
+    char *name = cx_take(clang_getFileName(file));
+    return str_ends_with(name, "tilepp/tile.h") || str_ends_with(name, "tilepp/tile_ops.h");
+}
+
+/* A call the GPU code cannot make as the C does: through a function
+ * pointer (tilepp cannot see which function it reaches, nor make that one a
+ * device function), or of a variadic function (CUDA device code has no
+ * va_arg; its printf is the exception, and prints from the GPU). False if
+ * refused. */
+static bool check_call(Closure *cl, CXCursor call)
+{
+    Builder *b = cl->b;
+    if (spelled_in_tile_header(call))
+        return true;
+    CXCursor fn = clang_getCursorReferenced(call);
+    if (clang_Cursor_isNull(fn) || kind_of(fn) != CXCursor_FunctionDecl) {
+        error_at(loc_of(b, call),
+                 "a call through a function pointer: tilepp cannot tell which function it calls; kernels call "
+                 "functions by name (the file's own, and the C math library)");
+        cl->failed = true;
+        return false;
+    }
+    if (!clang_Cursor_isVariadic(fn) || in_tile_header(b, fn))
+        return true; /* tile.h's own functions: the device runtime has them */
+    char *name = spelling(fn);
+    if (strcmp(name, "printf") == 0 && clang_Location_isInSystemHeader(clang_getCursorLocation(fn))) {
+        warning_at(loc_of(b, call),
+                   "printf in a kernel prints from the GPU: lines come in no fixed order, and what does not fit the "
+                   "device's printf buffer (1 MB unless cudaLimitPrintfFifoSize is raised) is lost");
+        return true;
+    }
+    error_at(loc_of(b, call),
+             "'%s' takes a variable number of arguments, which CUDA device code does not support (printf is the "
+             "exception)",
+             name);
+    cl->failed = true;
+    return false;
+}
+
+/* A type CUDA does not compute as C does: long double is double on the GPU,
+ * C's _Complex does not exist in CUDA C++, nor a 128-bit float. */
+static const char *device_type_refusal(CXType t)
+{
+    CXType c = clang_getCanonicalType(t);
+    while (c.kind == CXType_ConstantArray || c.kind == CXType_IncompleteArray || c.kind == CXType_VariableArray)
+        c = clang_getCanonicalType(clang_getArrayElementType(c));
+    switch (c.kind) {
+    case CXType_LongDouble:
+        return "'long double' in a kernel: CUDA computes it as 'double', so the GPU would not compute what the C "
+               "does; use double";
+    case CXType_Complex:
+        return "a complex type in a kernel: CUDA C++ has no _Complex; compute with the real and imaginary parts";
+    case CXType_Float128:
+        return "'__float128' in a kernel: the GPU has no 128-bit floating point";
+    default:
+        return NULL;
+    }
+}
+
+/* CUDA's limit on a thread's local memory (arrays it indexes at run time
+ * live there). */
+enum { LOCAL_BYTES_PER_THREAD = 512 * 1024 };
+
+/* Where device code introduces a value (a declaration, a literal, a cast, a
+ * call's result), a type the GPU cannot hold as C does, or a local array it
+ * cannot hold at all (variable length, or past the local memory of a
+ * thread). Each cause is reported once, where it is introduced. */
+static void check_device_value(Closure *cl, CXCursor c)
+{
+    Builder *b = cl->b;
+    enum CXCursorKind k = kind_of(c);
+    bool introduces = k == CXCursor_VarDecl || k == CXCursor_CStyleCastExpr || k == CXCursor_FloatingLiteral ||
+                      k == CXCursor_ImaginaryLiteral || k == CXCursor_CallExpr || k == CXCursor_CompoundLiteralExpr;
+    if (k == CXCursor_ParmDecl) /* a kernel's own parameters are checked as parameters (build_ir.c) */
+        introduces = !is_kernel_function(b, clang_getCursorSemanticParent(c));
+    if (!introduces || spelled_in_tile_header(c))
+        return;
+    CXType t =
+        k == CXCursor_CallExpr ? clang_getCursorResultType(clang_getCursorReferenced(c)) : clang_getCursorType(c);
+    if (k == CXCursor_CallExpr && clang_Cursor_isNull(clang_getCursorReferenced(c)))
+        return;
+    const char *why = device_type_refusal(t);
+    bool local = k == CXCursor_VarDecl && clang_Cursor_getStorageClass(c) != CX_SC_Static &&
+                 kind_of(clang_getCursorSemanticParent(c)) == CXCursor_FunctionDecl;
+    CXType canon = clang_getCanonicalType(t);
+    if (!why && local && canon.kind == CXType_VariableArray)
+        why = aprintf("variable-length array '%s' in a kernel: CUDA has none; give it a constant size", spelling(c));
+    long long bytes = local ? clang_Type_getSizeOf(canon) : 0;
+    if (!why && bytes > LOCAL_BYTES_PER_THREAD)
+        why = aprintf("array '%s' of %lld bytes in a kernel: each GPU thread holds its own, and a thread has at most "
+                      "%d bytes of local memory",
+                      spelling(c), bytes, (int)LOCAL_BYTES_PER_THREAD);
+    if (!why)
+        return;
+    error_at(loc_of(b, c), "%s", why);
+    cl->failed = true;
 }
 
 static enum CXChildVisitResult visit_references(CXCursor c, CXCursor parent, CXClientData data)
@@ -113,6 +271,9 @@ static enum CXChildVisitResult visit_references(CXCursor c, CXCursor parent, CXC
     Closure *cl = data;
     (void)parent;
     enum CXCursorKind k = kind_of(c);
+    if (k == CXCursor_CallExpr && !check_call(cl, c))
+        return CXChildVisit_Continue; /* refused: what it calls is not looked into */
+    check_device_value(cl, c);
     /* A call's callee is a DeclRefExpr below it: calls need no case of their own. */
     if (k == CXCursor_DeclRefExpr || k == CXCursor_TypeRef || k == CXCursor_MemberRefExpr) {
         CXCursor d = clang_getCursorReferenced(c);
@@ -184,11 +345,11 @@ static IrPreludeKind prelude_kind(CXCursor c)
 
 bool build_prelude(Builder *b)
 {
-    Closure cl = {b, {0}, false};
+    Closure cl = {.b = b};
     for (int i = 0; i < b->fe->attached.len; i++) {
         const Attached *a = b->fe->attached.items[i];
         if (a->pragma->kind == PRAGMA_KERNEL)
-            close_over(&cl, a->target);
+            close_over_function(&cl, a->target);
     }
     /* (offset, item) pairs, sorted below into source order */
     Vec sorted = {0};

@@ -60,8 +60,18 @@ static BufferSpace space_of(PragmaKind k)
 /* Why a declared tile cannot be one, or NULL. */
 static const char *tile_refusal(const IrBuffer *t, CXCursor var, CXType elem)
 {
-    if (t->rank == 0 || clang_getCanonicalType(elem).kind == CXType_ConstantArray || t->elem.kind == SCALAR_OTHER)
+    enum CXTypeKind inner = clang_getCanonicalType(elem).kind;
+    if (inner == CXType_VariableArray || inner == CXType_IncompleteArray || inner == CXType_DependentSizedArray)
+        return "has an extent that is not a constant: a tile's shape is fixed when tilepp translates (numbers, enum "
+               "constants, macros, sizeof)";
+    if (t->rank == 0 || inner == CXType_ConstantArray)
         return "needs an array of constant extents with arithmetic elements";
+    for (int d = 0; d < t->rank; d++)
+        if (t->dims[d] == 0)
+            return aprintf("has extent 0 in dimension %d: a tile holds at least one element", d + 1);
+    if (t->elem.kind == SCALAR_OTHER)
+        return aprintf("has elements of type '%s': fragments and shared tiles hold float, half or bfloat16",
+                       t->elem.spelling);
     if (!clang_Cursor_isNull(clang_Cursor_getVarDeclInitializer(var)))
         return "cannot have an initializer: use tile_clear or tile_fill";
     if (t->rank > 2)
