@@ -125,8 +125,26 @@ static void paint(const char *escape)
         fputs(escape, out());
 }
 
-/* Prints the quoted source line and a caret under column col. Tabs in the
- * line are kept in the caret line so the caret lands under the right byte. */
+/* The length of the valid UTF-8 sequence at p (at most n bytes), or 0. */
+static int utf8_length(const unsigned char *p, size_t n)
+{
+    int len = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || (size_t)len > n || (len == 2 && p[0] < 0xC2))
+        return 0;
+    for (int i = 1; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+/* Lines longer than this are not quoted (clang's limit, MaxLineLengthToPrint):
+ * a 100000-character line would fill the terminal twice over. */
+enum { MAX_QUOTED_LINE = 4096 };
+
+/* Prints the quoted source line and a caret under column col, as clang
+ * does: bytes that are not UTF-8 as <XX>, a character of several bytes in
+ * one column, tabs kept in the caret line so the caret lands under the
+ * right byte. */
 static void quote_line(const char *file, int line, int col)
 {
     const char *text = source_of(file);
@@ -143,13 +161,33 @@ static void quote_line(const char *file, int line, int col)
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len && p[len - 1] == '\r')
         len--;
-    fprintf(out(), "%5d | %.*s\n      | ", line, (int)len, p);
+    if (len > MAX_QUOTED_LINE)
+        return;
+    const unsigned char *u = (const unsigned char *)p;
+    Str quoted = {0}, caret = {0};
+    for (size_t i = 0; i < len;) {
+        int n = utf8_length(u + i, len - i);
+        bool before = i + 1 < (size_t)col;
+        if (n == 0) {
+            str_addf(&quoted, "<%02X>", u[i]);
+            if (before)
+                str_add(&caret, "    ");
+            i++;
+            continue;
+        }
+        str_addn(&quoted, p + i, (size_t)n);
+        if (before)
+            str_addc(&caret, p[i] == '\t' ? '\t' : ' ');
+        i += (size_t)n;
+    }
+    fprintf(out(), "%5d | %s\n      | ", line, str_cstr(&quoted));
     paint(CARET_COLOR);
-    for (int c = 1; c < col && (size_t)(c - 1) < len; c++)
-        fputc(p[c - 1] == '\t' ? '\t' : ' ', out());
+    fputs(str_cstr(&caret), out());
     fputc('^', out());
     paint(RESET);
     fputc('\n', out());
+    str_free(&quoted);
+    str_free(&caret);
 }
 
 /* Applies -w and -Werror; returns false if the diagnostic is dropped. */
