@@ -1,5 +1,6 @@
 #include "build_ir.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,27 @@ static int declarator_extents(Builder *b, CXCursor parm, const char *name, char 
     return extents_after_name(b, from_name, name, extents);
 }
 
+/* `T *restrict x`, also through a typedef, and `T x[restrict n]...`, whose
+ * qualifier libclang shows only in the type's spelling (the parameter's
+ * type is the array as written, not the pointer it adjusts to). */
+static bool restrict_param(CXType t)
+{
+    if (clang_isRestrictQualifiedType(clang_getCanonicalType(t)))
+        return true;
+    const char *bracket = strchr(cx_take(clang_getTypeSpelling(t)), '[');
+    while (bracket) {
+        bracket++;
+        while (*bracket == ' ')
+            bracket++;
+        if (str_starts_with(bracket, "restrict") && !(isalnum((unsigned char)bracket[8]) || bracket[8] == '_'))
+            return true;
+        bool qualifier = str_starts_with(bracket, "static ") || str_starts_with(bracket, "const ") ||
+                         str_starts_with(bracket, "volatile ");
+        bracket = qualifier ? strchr(bracket, ' ') : NULL;
+    }
+    return false;
+}
+
 static bool build_buffer_param(Builder *b, CXCursor parm, IrParam *p, CXType t)
 {
     IrBuffer *buf = anew(sizeof *buf);
@@ -81,10 +103,13 @@ static bool build_buffer_param(Builder *b, CXCursor parm, IrParam *p, CXType t)
             error_at(p->loc, "parameter '%s': pointers to pointers are not supported in kernels", p->name);
             return false;
         }
-        if (canon.kind == CXType_Pointer)
-            elem = clang_getPointeeType(elem);
-        else if (is_array)
-            elem = clang_getArrayElementType(elem);
+        CXType next = canon.kind == CXType_Pointer ? clang_getPointeeType(elem)
+                      : is_array                   ? clang_getArrayElementType(elem)
+                                                   : elem;
+        if (next.kind == CXType_Invalid) /* a typedef of a pointer (or array) type: only its canonical type has one */
+            next = canon.kind == CXType_Pointer ? clang_getPointeeType(canon) : clang_getArrayElementType(canon);
+        if (canon.kind == CXType_Pointer || is_array)
+            elem = next;
         else
             break;
         levels++;
@@ -95,9 +120,19 @@ static bool build_buffer_param(Builder *b, CXCursor parm, IrParam *p, CXType t)
     }
     buf->elem = ir_type(elem);
     buf->is_const = clang_isConstQualifiedType(elem);
+    buf->is_restrict = restrict_param(t);
+    enum CXTypeKind pointee = clang_getCanonicalType(elem).kind;
+    if (pointee == CXType_FunctionProto || pointee == CXType_FunctionNoProto) {
+        error_at(p->loc,
+                 "parameter '%s': a function pointer cannot be passed to a kernel (the GPU cannot call a "
+                 "function of the CPU); call the function by name in the kernel",
+                 p->name);
+        return false;
+    }
     if (buf->elem.kind == SCALAR_OTHER) {
         error_at(p->loc,
-                 "parameter '%s': elements of type '%s' are not supported; use arithmetic types, half or bfloat16",
+                 "parameter '%s': elements of type '%s' are not supported; use an integer type, float, double, half "
+                 "or bfloat16",
                  p->name, buf->elem.spelling);
         return false;
     }
@@ -136,10 +171,12 @@ static bool build_param(Builder *b, CXCursor parm)
         p->kind = PARAM_SCALAR;
         p->type = ir_type(t);
         if (p->type.kind == SCALAR_OTHER || p->type.kind == SCALAR_HALF || p->type.kind == SCALAR_BF16) {
-            error_at(p->loc,
-                     "scalar parameter '%s' of type '%s' is not supported in kernels; use an integer, float or double "
-                     "(half and bfloat16 scalars are passed differently by C and CUDA)",
-                     p->name, p->type.spelling);
+            error_at(
+                p->loc,
+                "scalar parameter '%s' of type '%s' is not supported in kernels; use an integer, float or double%s",
+                p->name, p->type.spelling,
+                p->type.kind == SCALAR_OTHER ? ""
+                                             : " (half and bfloat16 scalars are passed differently by C and CUDA)");
             ok = false;
         }
     }

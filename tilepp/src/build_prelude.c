@@ -2,6 +2,7 @@
  * file (macros, includes, helper functions, types, constant tables). */
 #include "build_internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,6 +344,43 @@ static IrPreludeKind prelude_kind(CXCursor c)
     }
 }
 
+typedef struct PreludeEntry {
+    unsigned offset;
+    IrPrelude *item;
+} PreludeEntry;
+
+static int entry_order(const void *x, const void *y)
+{
+    unsigned a = ((const PreludeEntry *)x)->offset, b = ((const PreludeEntry *)y)->offset;
+    return a < b ? -1 : a > b;
+}
+
+static bool has_word(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
+        if ((p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+            !(isalnum((unsigned char)p[n]) || p[n] == '_'))
+            return true;
+    return false;
+}
+
+/* Whether C text that goes into the CUDA (the kernels, the declarations
+ * they use) says `restrict`, which CUDA C++ spells __restrict__: the prelude
+ * then starts with a macro that says so. */
+static bool uses_restrict(Builder *b, const Closure *cl)
+{
+    for (int i = 0; i < cl->items.len; i++)
+        if (has_word(fe_cursor_text(b->fe, ((PreludeItem *)cl->items.items[i])->cursor), "restrict"))
+            return true;
+    for (int i = 0; i < b->fe->attached.len; i++) {
+        const Attached *a = b->fe->attached.items[i];
+        if (a->pragma->kind == PRAGMA_KERNEL && has_word(fe_cursor_text(b->fe, a->target), "restrict"))
+            return true;
+    }
+    return false;
+}
+
 bool build_prelude(Builder *b)
 {
     Closure cl = {.b = b};
@@ -363,15 +401,18 @@ bool build_prelude(Builder *b)
                     &sorted);
     }
     int n = sorted.len / 2;
-    for (int i = 1; i < n; i++) /* insertion sort by offset: preludes are short */
-        for (int j = i; j > 0 && *(unsigned *)sorted.items[2 * j] < *(unsigned *)sorted.items[2 * (j - 1)]; j--) {
-            void *k0 = sorted.items[2 * j], *v0 = sorted.items[2 * j + 1];
-            sorted.items[2 * j] = sorted.items[2 * (j - 1)];
-            sorted.items[2 * j + 1] = sorted.items[2 * (j - 1) + 1];
-            sorted.items[2 * (j - 1)] = k0;
-            sorted.items[2 * (j - 1) + 1] = v0;
-        }
+    PreludeEntry *entries = anew((size_t)(n + 1) * sizeof *entries);
     for (int i = 0; i < n; i++)
-        vec_push(&b->m->prelude, sorted.items[2 * i + 1]);
+        entries[i] = (PreludeEntry){*(unsigned *)sorted.items[2 * i], sorted.items[2 * i + 1]};
+    qsort(entries, (size_t)n, sizeof *entries, entry_order); /* a file may define thousands of macros */
+    if (uses_restrict(b, &cl)) {
+        IrPrelude *p = anew(sizeof *p);
+        p->kind = PRELUDE_MACRO;
+        p->text = astrdup("#define restrict __restrict__");
+        p->loc = (SrcLoc){b->fe->path, 1, 1};
+        vec_push(&b->m->prelude, p);
+    }
+    for (int i = 0; i < n; i++)
+        vec_push(&b->m->prelude, entries[i].item);
     return !cl.failed;
 }

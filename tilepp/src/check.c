@@ -123,6 +123,78 @@ static bool check_parallel(const IrParallel *par)
     return ok;
 }
 
+/* ---- aliasing ---- */
+
+static bool same_affine(const Affine *x, const Affine *y)
+{
+    return same_coefs(x, y, IR_MAX_NEST) && x->offset == y->offset && strcmp(x->rest, y->rest) == 0;
+}
+
+/* Two buffer parameters that C lets a caller pass overlapping: neither
+ * declared restrict, elements of one type (signedness aside: C lets int and
+ * unsigned alias), and one layout: the same rank and the same extents
+ * after the first, as written (a bias b[c] read beside y[r][c], or
+ * in[rows][cols] beside out[cols][rows], is taken to be another array). */
+static bool may_alias(const IrBuffer *x, const IrBuffer *y)
+{
+    if (x == y || x->space != SPACE_GLOBAL || y->space != SPACE_GLOBAL || x->is_restrict || y->is_restrict ||
+        x->elem.kind != y->elem.kind || x->elem.size != y->elem.size || x->rank != y->rank)
+        return false;
+    for (int d = 1; d < x->rank; d++) /* the first extent is not part of the layout (`x[n]` is `*x`) */
+        if ((x->extents[d] || y->extents[d]) &&
+            !(x->extents[d] && y->extents[d] && strcmp(x->extents[d], y->extents[d]) == 0))
+            return false;
+    return true;
+}
+
+/* A read of `r` at another element than the write `w` of another buffer:
+ * were the arrays to overlap, the element read could be one that another
+ * iteration writes, which the C loop's order decides and the GPU's does
+ * not. Both subscripts must be analysed (indirect ones are the
+ * programmer's, as for dependences). */
+static bool reads_elsewhere(const IrAccess *w, const IrAccess *r)
+{
+    if (!r->is_read || !affine_all_ok(w) || !affine_all_ok(r) || w->ndims != w->buf->rank || r->ndims != r->buf->rank ||
+        w->ndims != r->ndims)
+        return false;
+    for (int d = 0; d < w->ndims; d++)
+        if (!same_affine(&w->index[d], &r->index[d]))
+            return true;
+    return false;
+}
+
+/* The aliasing warning: in a parallel loop, a buffer parameter written at
+ * one element and another read at a different one, when the two may be the
+ * same memory (see may_alias). Once per pair of buffers per loop, at the
+ * first such read, with a note at the write. tilepp itself takes distinct
+ * parameters not to overlap (the dependence check, barriers); this says
+ * where that assumption decides the result. */
+static void warn_aliasing(const IrParallel *par)
+{
+    Vec warned = {0}; /* pairs (written, read) of IrBuffer*, flattened */
+    for (int j = 0; j < par->accesses.len; j++) {
+        const IrAccess *r = par->accesses.items[j];
+        for (int i = 0; i < par->accesses.len; i++) {
+            const IrAccess *w = par->accesses.items[i];
+            if (!w->is_write || !may_alias(w->buf, r->buf) || !reads_elsewhere(w, r))
+                continue;
+            bool seen = false;
+            for (int k = 0; k + 1 < warned.len && !seen; k += 2)
+                seen = warned.items[k] == w->buf && warned.items[k + 1] == r->buf;
+            if (seen)
+                continue;
+            vec_push(&warned, w->buf);
+            vec_push(&warned, r->buf);
+            warning_at(r->loc,
+                       "'%s' and '%s' may overlap: '%s' reads another element than '%s' writes, and if the "
+                       "caller's arrays overlap, the GPU (all iterations at once) computes other values than the C "
+                       "(one after another); declare them 'restrict' if they never do",
+                       r->buf->name, w->buf->name, r->text, w->text);
+            note_at(w->loc, "the write is here");
+        }
+    }
+}
+
 /* The parallel loops of a statement list: at the top level of a kernel, in
  * grid blocks and in their sequential and pipelined loops. */
 static bool check_list(const Vec *stmts)
@@ -130,8 +202,10 @@ static bool check_list(const Vec *stmts)
     bool ok = true;
     for (int j = 0; j < stmts->len; j++) {
         const IrStmt *s = stmts->items[j];
-        if (s->kind == STMT_PARALLEL)
-            ok &= check_parallel(s->par);
+        if (s->kind == STMT_PARALLEL && check_parallel(s->par))
+            warn_aliasing(s->par);
+        else if (s->kind == STMT_PARALLEL)
+            ok = false;
         else if (s->kind == STMT_GRID)
             ok &= check_list(&s->grid->body);
         else if (s->kind == STMT_SEQ)

@@ -51,6 +51,7 @@ typedef struct IrBuffer {
     char *name;
     IrType elem;
     bool is_const;
+    bool is_restrict; /* a parameter declared `T *restrict x` or `T x[restrict n]...` */
     int rank;
     char *extents[IR_MAX_RANK];  /* C text per dimension; [0] may be NULL */
     long long dims[IR_MAX_RANK]; /* tiles: the constant extents */
