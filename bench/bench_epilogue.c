@@ -10,13 +10,15 @@
  * at 4096^3, 8192^3 and 16384 x 4096 x 4096 (M x N x K), fp16. TFLOP/s
  * count the product's 2MNK only. Each kernel is checked first: the fused
  * one against the unfused pair at the timed shape, and against its own CPU
- * run at a ragged shape. Prints a markdown table (bench/RESULTS.md). Without
+ * run at a ragged shape. Prints a markdown table (bench/RESULTS.md); with
+ * --csv FILE also one CSV record per pair timed (bench/plot.py). Without
  * a CUDA device prints "SKIPPED: ..." and exits 77. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench_util.h"
+#include <tilepp/bench.h>
+
 #include "bias_gelu.tile.h"
 #include "cublas_ref.h"
 #include "gemm_bias_gelu.tile.h"
@@ -25,6 +27,7 @@
 void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N]);
 
 static cublasHandle_t blas;
+static FILE *csv; /* --csv FILE, or NULL */
 
 /* One buffer set: A | B | bias | C | T (the unfused pair's temporary). */
 typedef struct {
@@ -75,26 +78,26 @@ static cudaError_t run_unfused(void *ctx, int set)
 
 static void fill_set0(const problem *p)
 {
-    su_rng rng = su_rng_seed((uint64_t)p->M * 7 + (uint64_t)p->N * 3 + (uint64_t)p->K);
-    half *a = su_xmalloc(p->a_bytes), *b = su_xmalloc(p->b_bytes);
-    float *bias = su_xmalloc(p->bias_bytes);
-    su_fill_f16(a, p->a_bytes / sizeof(half), &rng);
-    su_fill_f16(b, p->b_bytes / sizeof(half), &rng);
-    su_fill_f32(bias, (size_t)p->N, &rng);
-    SU_CHECK(cudaMemcpy(part(p, 0, PART_A), a, p->a_bytes, cudaMemcpyHostToDevice));
-    SU_CHECK(cudaMemcpy(part(p, 0, PART_B), b, p->b_bytes, cudaMemcpyHostToDevice));
-    SU_CHECK(cudaMemcpy(part(p, 0, PART_BIAS), bias, p->bias_bytes, cudaMemcpyHostToDevice));
+    tile_check_rng rng = tile_check_rng_seed((uint64_t)p->M * 7 + (uint64_t)p->N * 3 + (uint64_t)p->K);
+    half *a = tile_check_xmalloc(p->a_bytes), *b = tile_check_xmalloc(p->b_bytes);
+    float *bias = tile_check_xmalloc(p->bias_bytes);
+    tile_check_fill(TILE_CHECK_F16, a, p->a_bytes / sizeof(half), &rng);
+    tile_check_fill(TILE_CHECK_F16, b, p->b_bytes / sizeof(half), &rng);
+    tile_check_fill(TILE_CHECK_F32, bias, (size_t)p->N, &rng);
+    TILE_CHECK_CUDA(cudaMemcpy(part(p, 0, PART_A), a, p->a_bytes, cudaMemcpyHostToDevice));
+    TILE_CHECK_CUDA(cudaMemcpy(part(p, 0, PART_B), b, p->b_bytes, cudaMemcpyHostToDevice));
+    TILE_CHECK_CUDA(cudaMemcpy(part(p, 0, PART_BIAS), bias, p->bias_bytes, cudaMemcpyHostToDevice));
     free(a), free(b), free(bias);
 }
 
 /* C of set 0 after fn, poisoned before. */
-static half *result(problem *p, bench_fn fn)
+static half *result(problem *p, tile_bench_fn fn)
 {
-    half *out = su_xmalloc(p->c_bytes);
-    SU_CHECK(su_poison_device(part(p, 0, PART_C), p->c_bytes));
-    SU_CHECK(fn(p, 0));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(out, part(p, 0, PART_C), p->c_bytes, cudaMemcpyDeviceToHost));
+    half *out = tile_check_xmalloc(p->c_bytes);
+    TILE_CHECK_CUDA(tile_check_poison(part(p, 0, PART_C), p->c_bytes));
+    TILE_CHECK_CUDA(fn(p, 0));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(out, part(p, 0, PART_C), p->c_bytes, cudaMemcpyDeviceToHost));
     return out;
 }
 
@@ -104,16 +107,16 @@ static void alloc_problem(problem *p, int M, int N, int K, int nsets)
     p->a_bytes = (size_t)M * K * sizeof(half), p->b_bytes = (size_t)K * N * sizeof(half);
     p->bias_bytes = ((size_t)N * sizeof(float) + 255) / 256 * 256, p->c_bytes = (size_t)M * N * sizeof(half);
     size_t set = p->a_bytes + p->b_bytes + p->bias_bytes + 2 * p->c_bytes;
-    p->nsets = nsets ? nsets : bench_sets(set);
-    p->base = su_xmalloc((size_t)p->nsets * sizeof *p->base);
+    p->nsets = nsets ? nsets : tile_bench_sets(set);
+    p->base = tile_check_xmalloc((size_t)p->nsets * sizeof *p->base);
     for (int i = 0; i < p->nsets; i++)
-        SU_CHECK(cudaMalloc((void **)&p->base[i], set));
+        TILE_CHECK_CUDA(cudaMalloc((void **)&p->base[i], set));
 }
 
 static void free_problem(problem *p)
 {
     for (int i = 0; i < p->nsets; i++)
-        SU_CHECK(cudaFree(p->base[i]));
+        TILE_CHECK_CUDA(cudaFree(p->base[i]));
     free(p->base);
 }
 
@@ -124,14 +127,14 @@ static int check_cpu(void)
     int M = 300, N = 520, K = 136;
     alloc_problem(&p, M, N, K, 1);
     fill_set0(&p);
-    half *a = su_xmalloc(p.a_bytes), *b = su_xmalloc(p.b_bytes), *ref = su_xmalloc(p.c_bytes);
-    float *bias = su_xmalloc(p.bias_bytes);
-    SU_CHECK(cudaMemcpy(a, part(&p, 0, PART_A), p.a_bytes, cudaMemcpyDeviceToHost));
-    SU_CHECK(cudaMemcpy(b, part(&p, 0, PART_B), p.b_bytes, cudaMemcpyDeviceToHost));
-    SU_CHECK(cudaMemcpy(bias, part(&p, 0, PART_BIAS), p.bias_bytes, cudaMemcpyDeviceToHost));
+    half *a = tile_check_xmalloc(p.a_bytes), *b = tile_check_xmalloc(p.b_bytes), *ref = tile_check_xmalloc(p.c_bytes);
+    float *bias = tile_check_xmalloc(p.bias_bytes);
+    TILE_CHECK_CUDA(cudaMemcpy(a, part(&p, 0, PART_A), p.a_bytes, cudaMemcpyDeviceToHost));
+    TILE_CHECK_CUDA(cudaMemcpy(b, part(&p, 0, PART_B), p.b_bytes, cudaMemcpyDeviceToHost));
+    TILE_CHECK_CUDA(cudaMemcpy(bias, part(&p, 0, PART_BIAS), p.bias_bytes, cudaMemcpyDeviceToHost));
     gemm_bias_gelu(M, N, K, (const half(*)[K])a, (const half(*)[N])b, bias, (half(*)[N])ref);
     half *out = result(&p, run_fused);
-    double err = su_rel_err_f16(out, ref, (size_t)M * N);
+    double err = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, (size_t)M * N);
     printf("check: fused (tanh) %dx%dx%d against its CPU run: relative error %.2e\n\n", M, N, K, err);
     free(a), free(b), free(ref), free(bias), free(out);
     free_problem(&p);
@@ -144,7 +147,7 @@ static int bench_shape(int M, int N, int K)
     alloc_problem(&p, M, N, K, 0);
     fill_set0(&p);
     half *fused = result(&p, run_fused), *unfused = result(&p, run_unfused);
-    double err = su_rel_err_f16(fused, unfused, (size_t)M * N);
+    double err = tile_check_rel_err(TILE_CHECK_F16, fused, TILE_CHECK_F16, unfused, (size_t)M * N);
     free(fused), free(unfused);
     if (!(err < 1e-2)) {
         printf("| %5d x %5d x %5d | WRONG RESULT: fused vs unfused relative error %.3g; not timed |\n", M, N, K, err);
@@ -152,30 +155,49 @@ static int bench_shape(int M, int N, int K)
         return 1;
     }
     for (int i = 1; i < p.nsets; i++)
-        SU_CHECK(cudaMemcpy(p.base[i], p.base[0], p.a_bytes + p.b_bytes + p.bias_bytes, cudaMemcpyDeviceToDevice));
-    bench_result f1, plain, f2, unf, e1, e2;
-    bench_pair(run_fused, &p, run_plain, &p, p.nsets, &f1, &plain);
-    bench_pair(run_fused, &p, run_unfused, &p, p.nsets, &f2, &unf);
-    bench_pair(run_fused_erf, &p, run_plain, &p, p.nsets, &e1, &e2);
-    double flop = 2.0 * M * N * K;
-#define TF(r) (flop / ((r).median_ms * 1e-3) / 1e12)
+        TILE_CHECK_CUDA(
+            cudaMemcpy(p.base[i], p.base[0], p.a_bytes + p.b_bytes + p.bias_bytes, cudaMemcpyDeviceToDevice));
+    tile_bench_result f1, plain, f2, unf, e1, e2;
+    tile_bench_pair(run_fused, &p, run_plain, &p, p.nsets, &f1, &plain);
+    tile_bench_pair(run_fused, &p, run_unfused, &p, p.nsets, &f2, &unf);
+    tile_bench_pair(run_fused_erf, &p, run_plain, &p, p.nsets, &e1, &e2);
+    double flop = tile_bench_gemm_flops(M, N, K);
+#define TF(r) tile_bench_tflops(flop, (r).median_ms)
     printf("| %5d x %5d x %5d | %7.1f | %7.1f | %5.2f | %7.1f | %5.2f | %7.1f | %5.2f | %2.0e |\n", M, N, K, TF(f1),
            TF(plain), TF(f1) / TF(plain), TF(unf), TF(f2) / TF(unf), TF(e1), TF(e1) / TF(e2), err);
-#undef TF
     fflush(stdout);
+    /* the three pairs, each timed in turns */
+    const struct {
+        const char *kernel, *reference;
+        const tile_bench_result *k, *ref;
+    } pairs[3] = {{"gemm_bias_gelu (tanh)", "tilepp GEMM alone", &f1, &plain},
+                  {"gemm_bias_gelu (tanh)", "cuBLAS + bias_gelu", &f2, &unf},
+                  {"gemm_bias_gelu_erf", "tilepp GEMM alone", &e1, &e2}};
+    char shape[48];
+    snprintf(shape, sizeof shape, "%dx%dx%d", M, N, K);
+    for (int i = 0; i < 3; i++) {
+        tile_bench_record r = tile_bench_record_make("epilogue", pairs[i].kernel, shape, "fp16", "TFLOP/s");
+        r.ms = pairs[i].k->median_ms, r.rate = TF(*pairs[i].k), r.reference = pairs[i].reference;
+        r.ref_ms = pairs[i].ref->median_ms, r.ref_rate = TF(*pairs[i].ref), r.rel_err = i == 1 ? err : NAN;
+        tile_bench_csv_write(csv, &r);
+    }
+#undef TF
     free_problem(&p);
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    bench_require_gpu();
+    const char *title = "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair";
+    const char *csv_path = tile_bench_csv_arg(argc, argv, title);
+    tile_check_require_gpu();
     CR_CHECK(cublasCreate(&blas));
-    bench_print_header(stdout, "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair");
+    tile_bench_print_header(stdout, title);
+    csv = tile_bench_csv_open(csv_path, title);
     printf("TFLOP/s = 2MNK / median time (%d batches, in turns); buffer sets rotate over %dx the L2.\n"
            "fused: samples/gemm_bias_gelu.c (tanh GELU; erf: its erf twin); plain: the same schedule without\n"
            "the epilogue; unfused: cublasGemmEx (fp16 out) then samples/bias_gelu.c.\n\n",
-           BENCH_REPS, BENCH_L2_FACTOR);
+           TILE_BENCH_REPS, TILE_BENCH_L2_FACTOR);
     int failures = check_cpu();
     printf("| M x N x K             | fused | plain | fused/plain | cuBLAS+bias_gelu | fused/unfused | fused erf | "
            "erf/plain | err vs unfused |\n");
@@ -184,5 +206,6 @@ int main(void)
     for (int i = 0; i < 3; i++)
         failures += bench_shape(shapes[i][0], shapes[i][1], shapes[i][2]);
     CR_CHECK(cublasDestroy(blas));
+    failures += tile_bench_csv_close(csv, csv_path) != 0;
     return failures ? 1 : 0;
 }

@@ -16,19 +16,21 @@
  * The code path is the launcher's: on a compute capability 9.0 device the
  * sm_90a variants (wgmma, TMA, warp-specialized), with TILEPP_PATH=sm80 in
  * the environment the sm_80 kernels (mma.sync, cp.async). TFLOP/s = 2 M N K / time; the time is the median of
- * CUDA-event timed batches after a warm-up (bench_util.h), with several
+ * CUDA-event timed batches after a warm-up (<tilepp/bench.h>), with several
  * buffer sets rotating where one set is smaller than 4x the L2 cache.
  * Each tilepp result is checked once against cuBLAS (float result) before
  * it is timed; a wrong result is reported and not timed.
  *
- * Prints markdown tables (see bench/RESULTS.md). Without a CUDA device
+ * Prints markdown tables (see bench/RESULTS.md); with --csv FILE also one
+ * CSV record per timed kernel (bench/plot.py). Without a CUDA device
  * prints "SKIPPED: ..." and exits 77. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include <tilepp/bench.h>
+
 #include "cublas_ref.h"
 #include "gemm.tile.h"
 #include "gemm_bf16.tile.h"
@@ -116,8 +118,8 @@ static void fill_from_pool(void *dst, size_t n, const void *pool, size_t offset,
         size_t at = (offset + done) % POOL, chunk = POOL - at;
         if (chunk > n - done)
             chunk = n - done;
-        SU_CHECK(cudaMemcpy((char *)dst + done * es, (const char *)pool + at * es, chunk * es,
-                            cudaMemcpyDeviceToDevice));
+        TILE_CHECK_CUDA(
+            cudaMemcpy((char *)dst + done * es, (const char *)pool + at * es, chunk * es, cudaMemcpyDeviceToDevice));
         done += chunk;
     }
 }
@@ -126,14 +128,14 @@ static problem problem_alloc(int M, int N, int K, size_t es, const void *pool)
 {
     problem p = {.M = M, .N = N, .K = K, .es = es};
     size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-    p.nsets = bench_sets((na + nb + nc) * es);
-    p.A = su_xmalloc((size_t)p.nsets * sizeof(void *));
-    p.B = su_xmalloc((size_t)p.nsets * sizeof(void *));
-    p.C = su_xmalloc((size_t)p.nsets * sizeof(void *));
+    p.nsets = tile_bench_sets((na + nb + nc) * es);
+    p.A = tile_check_xmalloc((size_t)p.nsets * sizeof(void *));
+    p.B = tile_check_xmalloc((size_t)p.nsets * sizeof(void *));
+    p.C = tile_check_xmalloc((size_t)p.nsets * sizeof(void *));
     for (int s = 0; s < p.nsets; s++) {
-        SU_CHECK(cudaMalloc(&p.A[s], na * es));
-        SU_CHECK(cudaMalloc(&p.B[s], nb * es));
-        SU_CHECK(cudaMalloc(&p.C[s], nc * es));
+        TILE_CHECK_CUDA(cudaMalloc(&p.A[s], na * es));
+        TILE_CHECK_CUDA(cudaMalloc(&p.B[s], nb * es));
+        TILE_CHECK_CUDA(cudaMalloc(&p.C[s], nc * es));
         fill_from_pool(p.A[s], na, pool, (size_t)s * 7919, es);
         fill_from_pool(p.B[s], nb, pool, (size_t)POOL / 2 + (size_t)s * 104729, es);
     }
@@ -143,9 +145,9 @@ static problem problem_alloc(int M, int N, int K, size_t es, const void *pool)
 static void problem_free(problem *p)
 {
     for (int s = 0; s < p->nsets; s++) {
-        SU_CHECK(cudaFree(p->A[s]));
-        SU_CHECK(cudaFree(p->B[s]));
-        SU_CHECK(cudaFree(p->C[s]));
+        TILE_CHECK_CUDA(cudaFree(p->A[s]));
+        TILE_CHECK_CUDA(cudaFree(p->B[s]));
+        TILE_CHECK_CUDA(cudaFree(p->C[s]));
     }
     free(p->A), free(p->B), free(p->C);
 }
@@ -171,19 +173,12 @@ static cudaError_t run_one(void *ctx, int set)
     return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
 }
 
-static double element(cudaDataType_t t, const void *p, size_t i)
-{
-    if (t == CUDA_R_16F)
-        return (double)(float)((const half *)p)[i];
-    return su_bf16_load((const bfloat16 *)p + i);
-}
-
 /* The kernel's result on set 0 against cuBLAS's float result. */
 static double check(const problem *p, const precision *pr, const kernel *k, const float *ref)
 {
     size_t nc = (size_t)p->M * p->N;
-    void *out = su_xmalloc(nc * p->es);
-    SU_CHECK(su_poison_device(p->C[0], nc * p->es));
+    void *out = tile_check_xmalloc(nc * p->es);
+    TILE_CHECK_CUDA(tile_check_poison(p->C[0], nc * p->es));
     cudaError_t e = k->fn(p->M, p->N, p->K, p->A[0], p->B[0], p->C[0]);
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
@@ -192,28 +187,24 @@ static double check(const problem *p, const precision *pr, const kernel *k, cons
                cudaGetErrorString(e));
         exit(1);
     }
-    SU_CHECK(cudaMemcpy(out, p->C[0], nc * p->es, cudaMemcpyDeviceToHost));
-    double diff2 = 0.0, ref2 = 0.0;
-    for (size_t i = 0; i < nc; i++) {
-        double o = element(pr->type, out, i), r = ref[i];
-        diff2 += (o - r) * (o - r);
-        ref2 += r * r;
-    }
+    TILE_CHECK_CUDA(cudaMemcpy(out, p->C[0], nc * p->es, cudaMemcpyDeviceToHost));
+    tile_check_type t = pr->type == CUDA_R_16F ? TILE_CHECK_F16 : TILE_CHECK_BF16;
+    double err = tile_check_rel_err(t, out, TILE_CHECK_F32, ref, nc); /* NaN when an element is unwritten */
     free(out);
-    return su_rel_err_finish(diff2, ref2); /* NaN when an element is unwritten */
+    return err;
 }
 
 /* cuBLAS's float result for set 0, on the host. */
 static float *reference(const problem *p, const precision *pr)
 {
     size_t nc = (size_t)p->M * p->N;
-    float *dref = NULL, *ref = su_xmalloc(nc * sizeof(float));
-    SU_CHECK(cudaMalloc((void **)&dref, nc * sizeof(float)));
+    float *dref = NULL, *ref = tile_check_xmalloc(nc * sizeof(float));
+    TILE_CHECK_CUDA(cudaMalloc((void **)&dref, nc * sizeof(float)));
     CR_CHECK(cr_gemm(blas, 0, 0, p->M, p->N, p->K, p->A[0], pr->type, p->B[0], pr->type, dref,
                      CUDA_R_32F));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(ref, dref, nc * sizeof(float), cudaMemcpyDeviceToHost));
-    SU_CHECK(cudaFree(dref));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(ref, dref, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    TILE_CHECK_CUDA(cudaFree(dref));
     return ref;
 }
 
@@ -224,7 +215,24 @@ static size_t elem_size(const precision *pr)
 
 static double tflops(const problem *p, double ms)
 {
-    return 2.0 * p->M * (double)p->N * p->K / (ms * 1e-3) / 1e12;
+    return tile_bench_tflops(tile_bench_gemm_flops(p->M, p->N, p->K), ms);
+}
+
+/* --csv FILE: one record per timed tilepp kernel, against cuBLAS; the
+ * bench names carry the code path (gemm_sm90, gemm_select_sm90, ...). */
+static FILE *csv;
+static const char *path_name;
+
+static void csv_row(const char *table, const precision *pr, const char *kernel, const problem *p, double ms,
+                    double blas_ms, double err)
+{
+    char bench[48], shape[48];
+    snprintf(bench, sizeof bench, "%s_%s", table, path_name);
+    snprintf(shape, sizeof shape, "%dx%dx%d", p->M, p->N, p->K);
+    tile_bench_record r = tile_bench_record_make(bench, kernel, shape, pr->label, "TFLOP/s");
+    r.ms = ms, r.rate = tflops(p, ms), r.reference = "cuBLAS", r.ref_ms = blas_ms, r.ref_rate = tflops(p, blas_ms);
+    r.rel_err = err;
+    tile_bench_csv_write(csv, &r);
 }
 
 /* ---- the benchmark ---------------------------------------------------------- */
@@ -249,7 +257,7 @@ static int pick_best(const precision *pr, const void *pool, rows *sel)
     problem p = problem_alloc(4096, 4096, 4096, elem_size(pr), pool);
     float *ref = reference(&p, pr);
     run_ctx blas_ctx = {&p, NULL, pr->type};
-    double blas_t = tflops(&p, bench_time(run_one, &blas_ctx, p.nsets).median_ms);
+    double blas_ms = tile_bench_time(run_one, &blas_ctx, p.nsets).median_ms, blas_t = tflops(&p, blas_ms);
     int best = -1;
     double best_t = 0.0;
     for (int i = 0; i < NSCHED; i++) {
@@ -260,9 +268,10 @@ static int pick_best(const precision *pr, const void *pool, rows *sel)
             continue;
         }
         run_ctx c = {&p, k->fn, pr->type};
-        double t = tflops(&p, bench_time(run_one, &c, p.nsets).median_ms);
+        double ms = tile_bench_time(run_one, &c, p.nsets).median_ms, t = tflops(&p, ms);
         add_row(sel, "| %s | %-36s | %8.2e | %7.1f | %8.2f |", pr->label, k->name, err, t,
                 t / blas_t);
+        csv_row("gemm_select", pr, k->name, &p, ms, blas_ms, err);
         if (t > best_t)
             best = i, best_t = t;
     }
@@ -296,12 +305,13 @@ static void bench_size(const precision *pr, const kernel *best, int M, int N, in
             continue;
         }
         run_ctx c = {&p, k->fn, pr->type};
-        bench_result r, rb;
-        bench_pair(run_one, &c, run_one, &blas_ctx, p.nsets, &r, &rb); /* in turns: the same clocks */
+        tile_bench_result r, rb;
+        tile_bench_pair(run_one, &c, run_one, &blas_ctx, p.nsets, &r, &rb); /* in turns: the same clocks */
         double t = tflops(&p, r.median_ms), blas_t = tflops(&p, rb.median_ms);
         add_row(out, "| %s | %-17s | %-34s | %14.1f | %14.1f | %5.2f | %9.3f | %9.3f | %8.1e | %4d |",
                 pr->label, size, k->name, t, blas_t, t / blas_t, r.median_ms, rb.median_ms, err,
                 p.nsets);
+        csv_row("gemm", pr, k->name, &p, r.median_ms, rb.median_ms, err);
         if (t / blas_t > *ratio_out)
             *ratio_out = t / blas_t;
     }
@@ -309,18 +319,23 @@ static void bench_size(const precision *pr, const kernel *best, int M, int N, in
     problem_free(&p);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    bench_require_gpu();
+    const char *csv_path =
+        tile_bench_csv_arg(argc, argv, "tilepp GEMM vs cuBLAS (TILEPP_PATH=sm80: the sm_80 kernels on an H100/H200)");
+    tile_check_require_gpu();
     CR_CHECK(cublasCreate(&blas));
     int dev = 0, major = 0, minor = 0;
-    SU_CHECK(cudaGetDevice(&dev));
-    SU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    SU_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+    TILE_CHECK_CUDA(cudaGetDevice(&dev));
+    TILE_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+    TILE_CHECK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
     const char *path_env = getenv("TILEPP_PATH");
     const bool sm90 = major == 9 && minor == 0 && !(path_env && strcmp(path_env, "sm80") == 0);
-    bench_print_header(stdout, sm90 ? "tilepp GEMM (sm_90a path: wgmma, TMA, warp-specialized) vs cuBLAS"
-                                    : "tilepp GEMM (sm_80 path: mma.sync, cp.async) vs cuBLAS");
+    const char *title = sm90 ? "tilepp GEMM (sm_90a path: wgmma, TMA, warp-specialized) vs cuBLAS"
+                             : "tilepp GEMM (sm_80 path: mma.sync, cp.async) vs cuBLAS";
+    tile_bench_print_header(stdout, title);
+    csv = tile_bench_csv_open(csv_path, title);
+    path_name = sm90 ? "sm90" : "sm80";
 
     rows sel = {0}, table = {0};
     double ratio[2][NSIZES] = {{0}};
@@ -329,13 +344,13 @@ int main(void)
         const precision *pr = &precisions[t];
         /* The pool: POOL random elements in [-1, 1], never zero. */
         size_t es = elem_size(pr);
-        void *host = su_xmalloc((size_t)POOL * es);
-        su_rng rng = su_rng_seed(100 + (uint64_t)t);
+        void *host = tile_check_xmalloc((size_t)POOL * es);
+        tile_check_rng rng = tile_check_rng_seed(100 + (uint64_t)t);
         if (pr->type == CUDA_R_16F)
-            su_fill_f16(host, POOL, &rng);
+            tile_check_fill(TILE_CHECK_F16, host, POOL, &rng);
         else
-            su_fill_bf16(host, POOL, &rng);
-        void *pool = su_to_device(host, (size_t)POOL * es);
+            tile_check_fill(TILE_CHECK_BF16, host, POOL, &rng);
+        void *pool = tile_check_to_device(host, (size_t)POOL * es);
         free(host);
 
         int b = pick_best(pr, pool, &sel);
@@ -346,7 +361,7 @@ int main(void)
         best_name[t] = b >= 0 ? pr->sched[b].name : "(none correct)";
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
             bench_size(pr, best, sizes[s].M, sizes[s].N, sizes[s].K, pool, &table, &ratio[t][s]);
-        SU_CHECK(cudaFree(pool));
+        TILE_CHECK_CUDA(cudaFree(pool));
     }
 
     printf("C = A B, row-major, A M x K, B K x N; inputs and output fp16 or bf16, fp32\n"
@@ -356,7 +371,7 @@ int main(void)
            "the same type, timed in turns with each tilepp kernel (a batch of one, a batch of\n"
            "the other: the clocks drift over a run). rel err: the tilepp result against\n"
            "cuBLAS's float result, checked once before timing.\n\n",
-           BENCH_REPS, BENCH_MIN_BATCH_MS, BENCH_WARMUP, BENCH_L2_FACTOR);
+           TILE_BENCH_REPS, TILE_BENCH_MIN_BATCH_MS, TILE_BENCH_WARMUP, TILE_BENCH_L2_FACTOR);
     printf("Schedule selection at 4096^3 (the fastest correct one is benchmarked below):\n\n");
     printf("| type | config                               | rel err  | TFLOP/s | x cuBLAS |\n");
     printf("|------|--------------------------------------|---------:|--------:|---------:|\n");
@@ -392,5 +407,6 @@ int main(void)
     }
 
     CR_CHECK(cublasDestroy(blas));
+    failures += tile_bench_csv_close(csv, csv_path) != 0;
     return failures ? 1 : 0;
 }

@@ -11,16 +11,18 @@
  * batches of (batch time / BATCH), after WARMUP calls (first-call work:
  * module loading, tensor maps, attributes). Both libraries run in turns.
  *
- * Run it on the GPU machine: build/bin/bench_launch. */
+ * Run it on the GPU machine: build/bin/bench_launch [--csv FILE] (one CSV
+ * record per size, times only, for bench/plot.py). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include <cuda_runtime_api.h>
 
+#include <tilepp/bench.h>
+
 #include "cublas_ref.h"
 #include "gemm.tile.h"
-#include "sample_util.h"
 
 enum { BATCH = 200, REPS = 31, WARMUP = 200 };
 
@@ -37,12 +39,6 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static cudaError_t call_tilepp(const launch_case *lc) { return gemm_gpu(lc->n, lc->n, lc->n, lc->a, lc->b, lc->c); }
 
 static cudaError_t call_cublas(const launch_case *lc)
@@ -56,24 +52,23 @@ static cudaError_t call_cublas(const launch_case *lc)
 /* Host microseconds per call of one batch. */
 static double batch_us(cudaError_t (*call)(const launch_case *), const launch_case *lc)
 {
-    SU_CHECK(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
     double t0 = now_us();
     for (int i = 0; i < BATCH; i++)
-        SU_CHECK(call(lc));
+        TILE_CHECK_CUDA(call(lc));
     double t1 = now_us();
-    SU_CHECK(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
     return (t1 - t0) / BATCH;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
-        printf("SKIPPED: no CUDA device (%s)\n", reason);
-        return SU_EXIT_SKIP;
-    }
+    const char *title = "Host time per launcher call: gemm_gpu (samples/gemm.c) against cublasGemmEx";
+    const char *csv_path = tile_bench_csv_arg(argc, argv, title);
+    tile_check_require_gpu();
+    FILE *csv = tile_bench_csv_open(csv_path, title);
     struct cudaDeviceProp prop;
-    SU_CHECK(cudaGetDeviceProperties(&prop, 0));
+    TILE_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     printf("Host time per call (us): gemm_gpu (samples/gemm.c) against cublasGemmEx, fp16,\n"
            "square n; median of %d batches of %d back-to-back calls, host clock around the\n"
            "enqueueing only, after %d warm-up calls. %s, %s.\n\n",
@@ -86,27 +81,31 @@ int main(void)
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         lc.n = sizes[s];
         size_t bytes = (size_t)lc.n * lc.n * sizeof(half);
-        SU_CHECK(cudaMalloc((void **)&lc.a, bytes));
-        SU_CHECK(cudaMalloc((void **)&lc.b, bytes));
-        SU_CHECK(cudaMalloc((void **)&lc.c, bytes));
-        SU_CHECK(cudaMemset(lc.a, 0x3c, bytes)); /* 0x3c3c: 1.06 in fp16, finite */
-        SU_CHECK(cudaMemset(lc.b, 0x3c, bytes));
+        TILE_CHECK_CUDA(cudaMalloc((void **)&lc.a, bytes));
+        TILE_CHECK_CUDA(cudaMalloc((void **)&lc.b, bytes));
+        TILE_CHECK_CUDA(cudaMalloc((void **)&lc.c, bytes));
+        TILE_CHECK_CUDA(cudaMemset(lc.a, 0x3c, bytes)); /* 0x3c3c: 1.06 in fp16, finite */
+        TILE_CHECK_CUDA(cudaMemset(lc.b, 0x3c, bytes));
         for (int i = 0; i < WARMUP; i++) {
-            SU_CHECK(call_tilepp(&lc));
-            SU_CHECK(call_cublas(&lc));
+            TILE_CHECK_CUDA(call_tilepp(&lc));
+            TILE_CHECK_CUDA(call_cublas(&lc));
         }
         double t[REPS], c[REPS];
         for (int r = 0; r < REPS; r++) {
             t[r] = batch_us(call_tilepp, &lc);
             c[r] = batch_us(call_cublas, &lc);
         }
-        qsort(t, REPS, sizeof *t, cmp_double);
-        qsort(c, REPS, sizeof *c, cmp_double);
-        printf("| %4d | %14.2f | %14.2f | %15.2f |\n", lc.n, t[REPS / 2], c[REPS / 2], t[REPS / 2] / c[REPS / 2]);
-        SU_CHECK(cudaFree(lc.a));
-        SU_CHECK(cudaFree(lc.b));
-        SU_CHECK(cudaFree(lc.c));
+        double tm = tile_bench_median(t, REPS), cm = tile_bench_median(c, REPS);
+        printf("| %4d | %14.2f | %14.2f | %15.2f |\n", lc.n, tm, cm, tm / cm);
+        char shape[48];
+        snprintf(shape, sizeof shape, "%dx%dx%d", lc.n, lc.n, lc.n);
+        tile_bench_record r = tile_bench_record_make("launch", "gemm_gpu (host time)", shape, "fp16", NULL);
+        r.ms = tm * 1e-3, r.reference = "cublasGemmEx (host time)", r.ref_ms = cm * 1e-3;
+        tile_bench_csv_write(csv, &r);
+        TILE_CHECK_CUDA(cudaFree(lc.a));
+        TILE_CHECK_CUDA(cudaFree(lc.b));
+        TILE_CHECK_CUDA(cudaFree(lc.c));
     }
     CR_CHECK(cublasDestroy(lc.h));
-    return 0;
+    return tile_bench_csv_close(csv, csv_path) != 0;
 }

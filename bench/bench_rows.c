@@ -9,12 +9,14 @@
  * weight, bias, mean and rstd are left out: under 0.3%). The copy moves the
  * same bytes, input onto output, with cudaMemcpyAsync. Each kernel is
  * checked once against its CPU reference before it is timed. Prints a
- * markdown table (bench/RESULTS.md). Without a CUDA device prints
- * "SKIPPED: ..." and exits 77. */
+ * markdown table (bench/RESULTS.md); with --csv FILE also one CSV record per
+ * row (bench/plot.py). Without a CUDA device prints "SKIPPED: ..." and
+ * exits 77. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench_util.h"
+#include <tilepp/bench.h>
+
 #include "layernorm.tile.h"
 #include "softmax.tile.h"
 
@@ -23,6 +25,8 @@ void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y
 void softmax_tile_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols]);
 void layernorm(int rows, int cols, const float x[rows][cols], const float weight[cols], const float bias[cols],
                float y[rows][cols], float mean[rows], float rstd[rows]);
+
+static FILE *csv; /* --csv FILE, or NULL */
 
 typedef enum { SOFTMAX_F32, SOFTMAX_F16, LAYERNORM, SOFTMAX_TILE_F16 } kernel_kind;
 static const char *kernel_names[] = {"softmax f32", "softmax f16", "layernorm f32", "softmax tile"};
@@ -69,36 +73,36 @@ static cudaError_t run_copy(void *ctx, int set)
 static double check_once(rows_ctx *r)
 {
     size_t count = (size_t)r->rows * r->cols;
-    char *x = su_xmalloc(r->xbytes), *ref = su_xmalloc(r->xbytes), *out = su_xmalloc(r->xbytes);
-    float *wb = su_xmalloc(2 * (size_t)r->cols * sizeof(float));
-    float *stats = su_xmalloc(2 * (size_t)r->rows * sizeof(float));
-    su_rng rng = su_rng_seed((uint64_t)r->rows * 31 + (uint64_t)r->cols);
+    char *x = tile_check_xmalloc(r->xbytes), *ref = tile_check_xmalloc(r->xbytes), *out = tile_check_xmalloc(r->xbytes);
+    float *wb = tile_check_xmalloc(2 * (size_t)r->cols * sizeof(float));
+    float *stats = tile_check_xmalloc(2 * (size_t)r->rows * sizeof(float));
+    tile_check_rng rng = tile_check_rng_seed((uint64_t)r->rows * 31 + (uint64_t)r->cols);
     if (r->kind == SOFTMAX_F16 || r->kind == SOFTMAX_TILE_F16)
-        su_fill_f16((half *)x, count, &rng);
+        tile_check_fill(TILE_CHECK_F16, (half *)x, count, &rng);
     else
-        su_fill_f32((float *)x, count, &rng);
-    su_fill_f32(wb, 2 * (size_t)r->cols, &rng);
-    SU_CHECK(cudaMemcpy(r->base[0], x, r->xbytes, cudaMemcpyHostToDevice));
+        tile_check_fill(TILE_CHECK_F32, (float *)x, count, &rng);
+    tile_check_fill(TILE_CHECK_F32, wb, 2 * (size_t)r->cols, &rng);
+    TILE_CHECK_CUDA(cudaMemcpy(r->base[0], x, r->xbytes, cudaMemcpyHostToDevice));
     if (r->kind == LAYERNORM)
-        SU_CHECK(cudaMemcpy(extra(r, 0, 0), wb, 2 * (size_t)r->cols * sizeof(float), cudaMemcpyHostToDevice));
-    SU_CHECK(su_poison_device(r->base[0] + r->xbytes, r->xbytes));
-    SU_CHECK(run_kernel(r, 0));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(out, r->base[0] + r->xbytes, r->xbytes, cudaMemcpyDeviceToHost));
+        TILE_CHECK_CUDA(cudaMemcpy(extra(r, 0, 0), wb, 2 * (size_t)r->cols * sizeof(float), cudaMemcpyHostToDevice));
+    TILE_CHECK_CUDA(tile_check_poison(r->base[0] + r->xbytes, r->xbytes));
+    TILE_CHECK_CUDA(run_kernel(r, 0));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(out, r->base[0] + r->xbytes, r->xbytes, cudaMemcpyDeviceToHost));
     int R = r->rows, C = r->cols;
     double err;
     if (r->kind == SOFTMAX_F32) {
         softmax_f32(R, C, C, (const float(*)[C])x, (float(*)[C])ref);
-        err = su_rel_err_f32((float *)out, (float *)ref, count);
+        err = tile_check_rel_err(TILE_CHECK_F32, out, TILE_CHECK_F32, ref, count);
     } else if (r->kind == SOFTMAX_F16 || r->kind == SOFTMAX_TILE_F16) {
         if (r->kind == SOFTMAX_F16)
             softmax_f16(R, C, C, (const half(*)[C])x, (half(*)[C])ref);
         else
             softmax_tile_f16(R, C, C, (const half(*)[C])x, (half(*)[C])ref);
-        err = su_rel_err_f16((half *)out, (half *)ref, count);
+        err = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, count);
     } else {
         layernorm(R, C, (const float(*)[C])x, wb, wb + C, (float(*)[C])ref, stats, stats + R);
-        err = su_rel_err_f32((float *)out, (float *)ref, count);
+        err = tile_check_rel_err(TILE_CHECK_F32, out, TILE_CHECK_F32, ref, count);
     }
     free(x), free(ref), free(out), free(wb), free(stats);
     return err;
@@ -111,10 +115,10 @@ static int bench_rows(kernel_kind kind, int rows, int cols)
     r.elem = f16 ? sizeof(half) : sizeof(float);
     r.xbytes = (size_t)rows * cols * r.elem;
     r.set_bytes = 2 * r.xbytes + (kind == LAYERNORM ? 2 * ((size_t)rows + cols) * sizeof(float) : 0);
-    r.nsets = bench_sets(r.set_bytes);
-    r.base = su_xmalloc((size_t)r.nsets * sizeof *r.base);
+    r.nsets = tile_bench_sets(r.set_bytes);
+    r.base = tile_check_xmalloc((size_t)r.nsets * sizeof *r.base);
     for (int i = 0; i < r.nsets; i++)
-        SU_CHECK(cudaMalloc((void **)&r.base[i], r.set_bytes));
+        TILE_CHECK_CUDA(cudaMalloc((void **)&r.base[i], r.set_bytes));
     double err = check_once(&r);
     double tol = f16 ? 1e-2 : 1e-5; /* tests/gpu/reduce_test.c says why */
     int failed = !(err < tol);
@@ -123,27 +127,37 @@ static int bench_rows(kernel_kind kind, int rows, int cols)
                cols, err);
     else {
         for (int i = 1; i < r.nsets; i++)
-            SU_CHECK(cudaMemcpy(r.base[i], r.base[0], r.set_bytes, cudaMemcpyDeviceToDevice));
-        bench_result k, c;
-        bench_pair(run_kernel, &r, run_copy, &r, r.nsets, &k, &c);
-        double bytes = 2.0 * (double)r.xbytes, kg = bench_gbps(bytes, &k), cg = bench_gbps(bytes, &c);
+            TILE_CHECK_CUDA(cudaMemcpy(r.base[i], r.base[0], r.set_bytes, cudaMemcpyDeviceToDevice));
+        tile_bench_result k, c;
+        tile_bench_pair(run_kernel, &r, run_copy, &r, r.nsets, &k, &c);
+        double bytes = 2.0 * (double)r.xbytes, kg = tile_bench_gbps(bytes, k.median_ms),
+               cg = tile_bench_gbps(bytes, c.median_ms);
         printf("| %-13s | %5d x %-5d | %11.1f | %9.1f | %5.2f | %7.4f | %4d |\n", kernel_names[kind], rows, cols, kg,
                cg, kg / cg, k.median_ms, r.nsets);
+        char shape[32];
+        snprintf(shape, sizeof shape, "%d x %d", rows, cols);
+        tile_bench_record rec = tile_bench_record_make("rows", kernel_names[kind], shape, f16 ? "f16" : "f32", "GB/s");
+        rec.ms = k.median_ms, rec.rate = kg, rec.reference = "copy", rec.ref_ms = c.median_ms, rec.ref_rate = cg;
+        rec.rel_err = err;
+        tile_bench_csv_write(csv, &rec);
     }
     fflush(stdout);
     for (int i = 0; i < r.nsets; i++)
-        SU_CHECK(cudaFree(r.base[i]));
+        TILE_CHECK_CUDA(cudaFree(r.base[i]));
     free(r.base);
     return failed;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    bench_require_gpu();
-    bench_print_header(stdout, "tilepp row kernels (grids with parallel loops) vs device copy");
+    const char *title = "tilepp row kernels (grids with parallel loops) vs device copy";
+    const char *csv_path = tile_bench_csv_arg(argc, argv, title);
+    tile_check_require_gpu();
+    tile_bench_print_header(stdout, title);
+    csv = tile_bench_csv_open(csv_path, title);
     printf("GB/s = 10^9 bytes read + written per second (input once, output once); median of %d\n"
            "batches, kernel and copy timed in turns; buffer sets rotate over %dx the L2 cache.\n\n",
-           BENCH_REPS, BENCH_L2_FACTOR);
+           TILE_BENCH_REPS, TILE_BENCH_L2_FACTOR);
     printf("| kernel        | rows x cols   | tilepp GB/s | copy GB/s | ratio | ms/call | sets |\n");
     printf("|---------------|---------------|------------:|----------:|------:|--------:|-----:|\n");
     static const int shapes[][2] = {{4096, 4096}, {16384, 8192}, {65536, 1024}};
@@ -155,5 +169,6 @@ int main(void)
     failures += bench_rows(LAYERNORM, 16384, 4096);
     /* the tile form of samples/softmax.c, at the shape whose rows fill its tile */
     failures += bench_rows(SOFTMAX_TILE_F16, 65536, 1024);
+    failures += tile_bench_csv_close(csv, csv_path) != 0;
     return failures ? 1 : 0;
 }

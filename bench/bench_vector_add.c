@@ -7,12 +7,14 @@
  *   number of bytes (read + written).
  *
  * Each kernel's result is checked once against its CPU reference before it
- * is timed. Prints a markdown table (see bench/RESULTS.md). Without a CUDA
- * device prints "SKIPPED: ..." and exits 77. */
+ * is timed. Prints a markdown table (see bench/RESULTS.md); with --csv FILE
+ * also one CSV record per row (bench/plot.py). Without a CUDA device prints
+ * "SKIPPED: ..." and exits 77. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench_util.h"
+#include <tilepp/bench.h>
+
 #include "bias_gelu.tile.h"
 #include "vector_add.tile.h"
 
@@ -30,11 +32,11 @@ typedef struct {
 
 static sets sets_alloc(size_t set_bytes)
 {
-    sets s = {.nsets = bench_sets(set_bytes), .set_bytes = set_bytes};
-    s.base = su_xmalloc((size_t)s.nsets * sizeof *s.base);
+    sets s = {.nsets = tile_bench_sets(set_bytes), .set_bytes = set_bytes};
+    s.base = tile_check_xmalloc((size_t)s.nsets * sizeof *s.base);
     for (int i = 0; i < s.nsets; i++) {
-        SU_CHECK(cudaMalloc((void **)&s.base[i], set_bytes));
-        SU_CHECK(cudaMemset(s.base[i], 0, set_bytes));
+        TILE_CHECK_CUDA(cudaMalloc((void **)&s.base[i], set_bytes));
+        TILE_CHECK_CUDA(cudaMemset(s.base[i], 0, set_bytes));
     }
     return s;
 }
@@ -43,13 +45,13 @@ static sets sets_alloc(size_t set_bytes)
 static void sets_replicate(const sets *s)
 {
     for (int i = 1; i < s->nsets; i++)
-        SU_CHECK(cudaMemcpy(s->base[i], s->base[0], s->set_bytes, cudaMemcpyDeviceToDevice));
+        TILE_CHECK_CUDA(cudaMemcpy(s->base[i], s->base[0], s->set_bytes, cudaMemcpyDeviceToDevice));
 }
 
 static void sets_free(sets *s)
 {
     for (int i = 0; i < s->nsets; i++)
-        SU_CHECK(cudaFree(s->base[i]));
+        TILE_CHECK_CUDA(cudaFree(s->base[i]));
     free(s->base);
 }
 
@@ -62,13 +64,19 @@ static cudaError_t run_copy(void *ctx, int set)
                            cudaMemcpyDeviceToDevice, 0);
 }
 
-static void print_row(const char *kernel, const char *size, double bytes, const bench_result *k,
-                      const bench_result *copy, int nsets)
+static FILE *csv; /* --csv FILE, or NULL */
+
+static void print_row(const char *kernel, const char *dtype, const char *size, double bytes, const tile_bench_result *k,
+                      const tile_bench_result *copy, int nsets, double err)
 {
-    double kg = bench_gbps(bytes, k), cg = bench_gbps(bytes, copy);
+    double kg = tile_bench_gbps(bytes, k->median_ms), cg = tile_bench_gbps(bytes, copy->median_ms);
     printf("| %-10s | %-11s | %11.1f | %9.1f | %5.2f | %7.3f | %4d |\n", kernel, size, kg, cg,
            kg / cg, k->median_ms, nsets);
     fflush(stdout);
+    tile_bench_record r = tile_bench_record_make("vector_add", kernel, size, dtype, "GB/s");
+    r.ms = k->median_ms, r.rate = kg, r.reference = "copy", r.ref_ms = copy->median_ms, r.ref_rate = cg;
+    r.rel_err = err;
+    tile_bench_csv_write(csv, &r);
 }
 
 /* ---- vector_add: a | b | c in one set ---------------------------------- */
@@ -92,17 +100,17 @@ static int bench_vector_add(int log2n)
     v.s = sets_alloc(3 * bytes);
 
     /* Data in set 0; check the kernel once against the CPU reference. */
-    float *a = su_xmalloc(2 * bytes), *ref = su_xmalloc(bytes), *out = su_xmalloc(bytes);
-    su_rng rng = su_rng_seed((uint64_t)log2n);
-    su_fill_f32(a, 2 * n, &rng);
+    float *a = tile_check_xmalloc(2 * bytes), *ref = tile_check_xmalloc(bytes), *out = tile_check_xmalloc(bytes);
+    tile_check_rng rng = tile_check_rng_seed((uint64_t)log2n);
+    tile_check_fill(TILE_CHECK_F32, a, 2 * n, &rng);
     vector_add(v.n, a, a + n, ref);
     float *dev = (float *)v.s.base[0];
-    SU_CHECK(cudaMemcpy(dev, a, 2 * bytes, cudaMemcpyHostToDevice));
-    SU_CHECK(su_poison_device(dev + 2 * n, bytes));
-    SU_CHECK(run_vector_add(&v, 0));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(out, dev + 2 * n, bytes, cudaMemcpyDeviceToHost));
-    double err = su_rel_err_f32(out, ref, n);
+    TILE_CHECK_CUDA(cudaMemcpy(dev, a, 2 * bytes, cudaMemcpyHostToDevice));
+    TILE_CHECK_CUDA(tile_check_poison(dev + 2 * n, bytes));
+    TILE_CHECK_CUDA(run_vector_add(&v, 0));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(out, dev + 2 * n, bytes, cudaMemcpyDeviceToHost));
+    double err = tile_check_rel_err(TILE_CHECK_F32, out, TILE_CHECK_F32, ref, n);
     free(a), free(ref), free(out);
     if (!(err < 1e-6)) {
         printf("vector_add 2^%d: WRONG RESULT, relative error %.3g; not timed\n", log2n, err);
@@ -111,11 +119,11 @@ static int bench_vector_add(int log2n)
     }
     sets_replicate(&v.s);
 
-    bench_result k = bench_time(run_vector_add, &v, v.s.nsets);
-    bench_result c = bench_time(run_copy, &v.s, v.s.nsets);
+    tile_bench_result k = tile_bench_time(run_vector_add, &v, v.s.nsets);
+    tile_bench_result c = tile_bench_time(run_copy, &v.s, v.s.nsets);
     char size[32];
     snprintf(size, sizeof size, "2^%d", log2n);
-    print_row("vector_add", size, 3.0 * (double)bytes, &k, &c, v.s.nsets);
+    print_row("vector_add", "f32", size, 3.0 * (double)bytes, &k, &c, v.s.nsets, err);
     sets_free(&v.s);
     return 0;
 }
@@ -153,20 +161,21 @@ static int bench_bias_gelu(int rows, int cols)
     size_t bias_bytes = (size_t)cols * sizeof(float);
     g.s = sets_alloc(2 * xbytes + bias_bytes);
 
-    half *x = su_xmalloc(xbytes), *ref = su_xmalloc(xbytes), *out = su_xmalloc(xbytes);
-    float *bias = su_xmalloc(bias_bytes);
-    su_rng rng = su_rng_seed(99);
-    su_fill_f16(x, count, &rng);
-    su_fill_f32(bias, (size_t)cols, &rng);
+    half *x = tile_check_xmalloc(xbytes), *ref = tile_check_xmalloc(xbytes), *out = tile_check_xmalloc(xbytes);
+    float *bias = tile_check_xmalloc(bias_bytes);
+    tile_check_rng rng = tile_check_rng_seed(99);
+    tile_check_fill(TILE_CHECK_F16, x, count, &rng);
+    tile_check_fill(TILE_CHECK_F32, bias, (size_t)cols, &rng);
     bias_gelu(rows, cols, (const half(*)[cols])x, bias, (half(*)[cols])ref);
     char *dev = g.s.base[0];
-    SU_CHECK(cudaMemcpy(dev, x, xbytes, cudaMemcpyHostToDevice));
-    SU_CHECK(cudaMemcpy(dev + 2 * xbytes, bias, bias_bytes, cudaMemcpyHostToDevice));
-    SU_CHECK(su_poison_device(dev + xbytes, xbytes));
-    SU_CHECK(run_bias_gelu(&g, 0));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(out, dev + xbytes, xbytes, cudaMemcpyDeviceToHost));
-    double err = su_rel_err_f16(out, ref, count); /* tolerance: see samples/bias_gelu_main.c */
+    TILE_CHECK_CUDA(cudaMemcpy(dev, x, xbytes, cudaMemcpyHostToDevice));
+    TILE_CHECK_CUDA(cudaMemcpy(dev + 2 * xbytes, bias, bias_bytes, cudaMemcpyHostToDevice));
+    TILE_CHECK_CUDA(tile_check_poison(dev + xbytes, xbytes));
+    TILE_CHECK_CUDA(run_bias_gelu(&g, 0));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(out, dev + xbytes, xbytes, cudaMemcpyDeviceToHost));
+    double err = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref,
+                                    count); /* tolerance: see samples/bias_gelu_main.c */
     free(x), free(ref), free(out), free(bias);
     if (!(err < 1e-2)) {
         printf("bias_gelu %dx%d: WRONG RESULT, relative error %.3g; not timed\n", rows, cols, err);
@@ -175,24 +184,27 @@ static int bench_bias_gelu(int rows, int cols)
     }
     sets_replicate(&g.s);
 
-    bench_result k = bench_time(run_bias_gelu, &g, g.s.nsets);
-    bench_result c = bench_time(run_gelu_copy, &g, g.s.nsets);
+    tile_bench_result k = tile_bench_time(run_bias_gelu, &g, g.s.nsets);
+    tile_bench_result c = tile_bench_time(run_gelu_copy, &g, g.s.nsets);
     char size[32];
     snprintf(size, sizeof size, "%dx%d", rows, cols);
     /* Bytes: x read, y written (bias, 32 KB, is left out of both). */
-    print_row("bias_gelu", size, 2.0 * (double)xbytes, &k, &c, g.s.nsets);
+    print_row("bias_gelu", "f16", size, 2.0 * (double)xbytes, &k, &c, g.s.nsets, err);
     sets_free(&g.s);
     return 0;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    bench_require_gpu();
-    bench_print_header(stdout, "tilepp memory-bound kernels vs device copy");
+    const char *title = "tilepp memory-bound kernels vs device copy";
+    const char *csv_path = tile_bench_csv_arg(argc, argv, title);
+    tile_check_require_gpu();
+    tile_bench_print_header(stdout, title);
+    csv = tile_bench_csv_open(csv_path, title);
     printf("GB/s = 10^9 bytes read + written per second; median of %d batches; the copy moves\n"
            "the same bytes with cudaMemcpyAsync device to device; buffer sets rotate so that\n"
            "they exceed %dx the L2 cache.\n\n",
-           BENCH_REPS, BENCH_L2_FACTOR);
+           TILE_BENCH_REPS, TILE_BENCH_L2_FACTOR);
     printf("| kernel     | size        | tilepp GB/s | copy GB/s | ratio | ms/call | sets |\n");
     printf("|------------|-------------|------------:|----------:|------:|--------:|-----:|\n");
 
@@ -200,5 +212,6 @@ int main(void)
     failures += bench_vector_add(22);
     failures += bench_vector_add(28);
     failures += bench_bias_gelu(8192, 8192);
+    failures += tile_bench_csv_close(csv, csv_path) != 0;
     return failures ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 # install.cmake — `cmake --install <build> --prefix <dir>` lays out
 #
 #   <dir>/bin/tilepp                          the translator
-#   <dir>/include/tilepp/*.h, *.cuh           tile.h and the device runtime
+#   <dir>/include/tilepp/*.h, *.cuh           tile.h, check.h, bench.h and the device runtime
 #   <dir>/lib/cmake/tilepp/                   the CMake package:
 #       tileppConfig.cmake, tileppConfigVersion.cmake,
 #       tileppTargets*.cmake (imported executable tilepp::tilepp and the

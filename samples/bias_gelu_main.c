@@ -6,8 +6,9 @@
  * the CPU part ran), 1 on a mismatch or a CUDA error. */
 #include <stdio.h>
 
+#include <tilepp/check.h>
+
 #include "bias_gelu.tile.h"
-#include "sample_util.h"
 
 /* The CPU reference, compiled from bias_gelu.c by the C compiler. */
 void bias_gelu(int rows, int cols, const half x[rows][cols], const float bias[cols],
@@ -22,11 +23,11 @@ int main(void)
     const size_t count = (size_t)rows * (size_t)cols;
     const size_t bytes = count * sizeof(half);
 
-    half *x = su_xmalloc(bytes), *ref = su_xmalloc(bytes), *out = su_xmalloc(bytes);
-    float *bias = su_xmalloc((size_t)cols * sizeof(float));
-    su_rng rng = su_rng_seed(2);
-    su_fill_f16(x, count, &rng);
-    su_fill_f32(bias, (size_t)cols, &rng);
+    half *x = tile_check_xmalloc(bytes), *ref = tile_check_xmalloc(bytes), *out = tile_check_xmalloc(bytes);
+    float *bias = tile_check_xmalloc((size_t)cols * sizeof(float));
+    tile_check_rng rng = tile_check_rng_seed(2);
+    tile_check_fill(TILE_CHECK_F16, x, count, &rng);
+    tile_check_fill(TILE_CHECK_F32, bias, (size_t)cols, &rng);
 
     printf("bias_gelu: y[r][c] = gelu(x[r][c] + bias[c]), %d x %d (x, y half; bias float)\n",
            rows, cols);
@@ -35,24 +36,24 @@ int main(void)
            (float)ref[count - 1]);
 
     char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
+    if (!tile_check_gpu_available(reason, sizeof reason)) {
         printf("GPU: skipped (no CUDA device)\n     (%s)\n", reason);
         free(x), free(ref), free(out), free(bias);
         return 0;
     }
-    su_print_device(stdout);
+    tile_check_print_device(stdout);
 
-    half *dx = su_to_device(x, bytes), *dy = NULL;
-    float *dbias = su_to_device(bias, (size_t)cols * sizeof(float));
-    SU_CHECK(cudaMalloc((void **)&dy, bytes));
-    SU_CHECK(su_poison_device(dy, bytes)); /* any element not written stays NaN */
+    half *dx = tile_check_to_device(x, bytes), *dy = NULL;
+    float *dbias = tile_check_to_device(bias, (size_t)cols * sizeof(float));
+    TILE_CHECK_CUDA(cudaMalloc((void **)&dy, bytes));
+    TILE_CHECK_CUDA(tile_check_poison(dy, bytes)); /* any element not written stays NaN */
 
-    SU_CHECK(bias_gelu_gpu(rows, cols, dx, dbias, dy));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(out, dy, bytes, cudaMemcpyDeviceToHost));
+    TILE_CHECK_CUDA(bias_gelu_gpu(rows, cols, dx, dbias, dy));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(out, dy, bytes, cudaMemcpyDeviceToHost));
 
     size_t first;
-    size_t unwritten = su_count_nan_f16(out, count, &first);
+    size_t unwritten = tile_check_count_nan(TILE_CHECK_F16, out, count, &first);
     /* Tolerance. Both sides compute in float and round once to half when
      * storing, but the device tanhf may differ from the C library's by a few
      * ulp (or be an approximation, relative error ~2^-11), and a float that
@@ -65,7 +66,7 @@ int main(void)
      * mistake (wrong element, wrong bias column, a missing tail) gives an
      * error of order 1. */
     const double tol = 1e-2;
-    double err = su_rel_err_f16(out, ref, count);
+    double err = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, count);
     int ok = unwritten == 0 && err < tol;
 
     if (unwritten)
@@ -75,9 +76,9 @@ int main(void)
            ok ? "PASS" : "FAIL", err, tol, (float)out[0], rows - 1, cols - 1,
            (float)out[count - 1]);
 
-    SU_CHECK(cudaFree(dx));
-    SU_CHECK(cudaFree(dbias));
-    SU_CHECK(cudaFree(dy));
+    TILE_CHECK_CUDA(cudaFree(dx));
+    TILE_CHECK_CUDA(cudaFree(dbias));
+    TILE_CHECK_CUDA(cudaFree(dy));
     free(x), free(ref), free(out), free(bias);
     return ok ? 0 : 1;
 }

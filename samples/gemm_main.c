@@ -10,9 +10,10 @@
 #include <stdio.h>
 #include <time.h>
 
+#include <tilepp/check.h>
+
 #include "cublas_ref.h"
 #include "gemm.tile.h"
-#include "sample_util.h"
 
 /* The CPU reference, compiled from gemm.c by the C compiler. */
 void gemm(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N]);
@@ -24,18 +25,6 @@ static double seconds_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* ||out - ref|| / ||ref|| for a half result against a float one. */
-static double rel_err_f16_vs_f32(const half *out, const float *ref, size_t n)
-{
-    double diff2 = 0.0, ref2 = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double o = (double)(float)out[i], r = ref[i];
-        diff2 += (o - r) * (o - r);
-        ref2 += r * r;
-    }
-    return su_rel_err_finish(diff2, ref2);
-}
-
 /* One warm-up and one timed run (CUDA events) of the kernel at n^3, next to
  * cuBLAS (half output, fp32 accumulation) timed the same way. Information,
  * not a benchmark: bench/bench_gemm.c measures properly. */
@@ -43,29 +32,29 @@ static void time_4096(cublasHandle_t blas)
 {
     const int n = 4096;
     size_t count = (size_t)n * (size_t)n, bytes = count * sizeof(half);
-    half *host = su_xmalloc(bytes);
-    su_rng rng = su_rng_seed(7);
-    su_fill_f16(host, count, &rng);
-    half *dA = su_to_device(host, bytes), *dB = su_to_device(host, bytes), *dC = NULL;
-    SU_CHECK(cudaMalloc((void **)&dC, bytes));
+    half *host = tile_check_xmalloc(bytes);
+    tile_check_rng rng = tile_check_rng_seed(7);
+    tile_check_fill(TILE_CHECK_F16, host, count, &rng);
+    half *dA = tile_check_to_device(host, bytes), *dB = tile_check_to_device(host, bytes), *dC = NULL;
+    TILE_CHECK_CUDA(cudaMalloc((void **)&dC, bytes));
     cudaEvent_t start, stop;
-    SU_CHECK(cudaEventCreate(&start));
-    SU_CHECK(cudaEventCreate(&stop));
+    TILE_CHECK_CUDA(cudaEventCreate(&start));
+    TILE_CHECK_CUDA(cudaEventCreate(&stop));
     float ms_tile = 0.0f, ms_blas = 0.0f;
 
-    SU_CHECK(gemm_gpu(n, n, n, dA, dB, dC)); /* warm-up */
-    SU_CHECK(cudaEventRecord(start, 0));
-    SU_CHECK(gemm_gpu(n, n, n, dA, dB, dC));
-    SU_CHECK(cudaEventRecord(stop, 0));
-    SU_CHECK(cudaEventSynchronize(stop));
-    SU_CHECK(cudaEventElapsedTime(&ms_tile, start, stop));
+    TILE_CHECK_CUDA(gemm_gpu(n, n, n, dA, dB, dC)); /* warm-up */
+    TILE_CHECK_CUDA(cudaEventRecord(start, 0));
+    TILE_CHECK_CUDA(gemm_gpu(n, n, n, dA, dB, dC));
+    TILE_CHECK_CUDA(cudaEventRecord(stop, 0));
+    TILE_CHECK_CUDA(cudaEventSynchronize(stop));
+    TILE_CHECK_CUDA(cudaEventElapsedTime(&ms_tile, start, stop));
 
     CR_CHECK(cr_gemm(blas, 0, 0, n, n, n, dA, CUDA_R_16F, dB, CUDA_R_16F, dC, CUDA_R_16F));
-    SU_CHECK(cudaEventRecord(start, 0));
+    TILE_CHECK_CUDA(cudaEventRecord(start, 0));
     CR_CHECK(cr_gemm(blas, 0, 0, n, n, n, dA, CUDA_R_16F, dB, CUDA_R_16F, dC, CUDA_R_16F));
-    SU_CHECK(cudaEventRecord(stop, 0));
-    SU_CHECK(cudaEventSynchronize(stop));
-    SU_CHECK(cudaEventElapsedTime(&ms_blas, start, stop));
+    TILE_CHECK_CUDA(cudaEventRecord(stop, 0));
+    TILE_CHECK_CUDA(cudaEventSynchronize(stop));
+    TILE_CHECK_CUDA(cudaEventElapsedTime(&ms_blas, start, stop));
 
     double flop = 2.0 * n * (double)n * n;
     printf("timing (one run after one warm-up, information only): %dx%dx%d  tilepp %.3f ms = %.0f "
@@ -74,11 +63,11 @@ static void time_4096(cublasHandle_t blas)
            flop / (ms_blas * 1e-3) / 1e12);
     printf("(bench/bench_gemm measures medians over many runs)\n");
 
-    SU_CHECK(cudaEventDestroy(start));
-    SU_CHECK(cudaEventDestroy(stop));
-    SU_CHECK(cudaFree(dA));
-    SU_CHECK(cudaFree(dB));
-    SU_CHECK(cudaFree(dC));
+    TILE_CHECK_CUDA(cudaEventDestroy(start));
+    TILE_CHECK_CUDA(cudaEventDestroy(stop));
+    TILE_CHECK_CUDA(cudaFree(dA));
+    TILE_CHECK_CUDA(cudaFree(dB));
+    TILE_CHECK_CUDA(cudaFree(dC));
     free(host);
 }
 
@@ -87,16 +76,16 @@ int main(void)
     const int M = 1000, N = 1003, K = 1007;
     const size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
 
-    half *A = su_xmalloc(na * sizeof(half)), *B = su_xmalloc(nb * sizeof(half));
-    half *ref = su_xmalloc(nc * sizeof(half)), *out = su_xmalloc(nc * sizeof(half));
-    float *blas_out = su_xmalloc(nc * sizeof(float));
-    su_rng rng = su_rng_seed(3);
-    su_fill_f16(A, na, &rng);
-    su_fill_f16(B, nb, &rng);
+    half *A = tile_check_xmalloc(na * sizeof(half)), *B = tile_check_xmalloc(nb * sizeof(half));
+    half *ref = tile_check_xmalloc(nc * sizeof(half)), *out = tile_check_xmalloc(nc * sizeof(half));
+    float *blas_out = tile_check_xmalloc(nc * sizeof(float));
+    tile_check_rng rng = tile_check_rng_seed(3);
+    tile_check_fill(TILE_CHECK_F16, A, na, &rng);
+    tile_check_fill(TILE_CHECK_F16, B, nb, &rng);
 
     printf("gemm: C = A B, %d x %d x %d (M x N x K; A, B, C half, float accumulation)\n", M, N,
            K);
-    su_poison_host(ref, nc * sizeof(half));
+    tile_check_poison_host(ref, nc * sizeof(half));
     double t0 = seconds_now();
     gemm(M, N, K, (const half(*)[K])A, (const half(*)[N])B, (half(*)[N])ref);
     double cpu_s = seconds_now() - t0;
@@ -104,29 +93,29 @@ int main(void)
            (float)ref[nc - 1]);
 
     char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
+    if (!tile_check_gpu_available(reason, sizeof reason)) {
         printf("GPU: skipped (no CUDA device)\n     (%s)\n", reason);
         free(A), free(B), free(ref), free(out), free(blas_out);
         return 0;
     }
-    su_print_device(stdout);
+    tile_check_print_device(stdout);
 
-    half *dA = su_to_device(A, na * sizeof(half)), *dB = su_to_device(B, nb * sizeof(half));
+    half *dA = tile_check_to_device(A, na * sizeof(half)), *dB = tile_check_to_device(B, nb * sizeof(half));
     half *dC = NULL;
     float *dRef = NULL;
-    SU_CHECK(cudaMalloc((void **)&dC, nc * sizeof(half)));
-    SU_CHECK(cudaMalloc((void **)&dRef, nc * sizeof(float)));
-    SU_CHECK(su_poison_device(dC, nc * sizeof(half))); /* any element not written stays NaN */
+    TILE_CHECK_CUDA(cudaMalloc((void **)&dC, nc * sizeof(half)));
+    TILE_CHECK_CUDA(cudaMalloc((void **)&dRef, nc * sizeof(float)));
+    TILE_CHECK_CUDA(tile_check_poison(dC, nc * sizeof(half))); /* any element not written stays NaN */
 
-    SU_CHECK(gemm_gpu(M, N, K, dA, dB, dC));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(out, dC, nc * sizeof(half), cudaMemcpyDeviceToHost));
+    TILE_CHECK_CUDA(gemm_gpu(M, N, K, dA, dB, dC));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(out, dC, nc * sizeof(half), cudaMemcpyDeviceToHost));
 
     cublasHandle_t blas;
     CR_CHECK(cublasCreate(&blas));
     CR_CHECK(cr_gemm(blas, 0, 0, M, N, K, dA, CUDA_R_16F, dB, CUDA_R_16F, dRef, CUDA_R_32F));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(blas_out, dRef, nc * sizeof(float), cudaMemcpyDeviceToHost));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(blas_out, dRef, nc * sizeof(float), cudaMemcpyDeviceToHost));
 
     /* Tolerance. The products of half inputs are exact in float; the GPU
      * (tensor cores, fp32 accumulators) adds them in another order than
@@ -140,9 +129,9 @@ int main(void)
      * edge or a dropped k-tile gives an error above 1e-2. */
     const double tol = 0x1p-10;
     size_t first;
-    size_t unwritten = su_count_nan_f16(out, nc, &first);
-    double err_cpu = su_rel_err_f16(out, ref, nc);
-    double err_blas = rel_err_f16_vs_f32(out, blas_out, nc);
+    size_t unwritten = tile_check_count_nan(TILE_CHECK_F16, out, nc, &first);
+    double err_cpu = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, nc);
+    double err_blas = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F32, blas_out, nc);
     int ok = unwritten == 0 && err_cpu < tol && err_blas < tol;
 
     if (unwritten)
@@ -157,10 +146,10 @@ int main(void)
         time_4096(blas);
 
     CR_CHECK(cublasDestroy(blas));
-    SU_CHECK(cudaFree(dA));
-    SU_CHECK(cudaFree(dB));
-    SU_CHECK(cudaFree(dC));
-    SU_CHECK(cudaFree(dRef));
+    TILE_CHECK_CUDA(cudaFree(dA));
+    TILE_CHECK_CUDA(cudaFree(dB));
+    TILE_CHECK_CUDA(cudaFree(dC));
+    TILE_CHECK_CUDA(cudaFree(dRef));
     free(A), free(B), free(ref), free(out), free(blas_out);
     return ok ? 0 : 1;
 }

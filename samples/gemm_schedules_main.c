@@ -20,9 +20,10 @@
  * no GPU), 1 otherwise. */
 #include <stdio.h>
 
+#include <tilepp/bench.h>
+
 #include "cublas_ref.h"
 #include "gemm_schedules.tile.h"
-#include "sample_util.h"
 
 /* The CPU references, compiled from gemm_schedules.c by the C compiler. */
 typedef void gemm_cpu_fn(int M, int N, int K, const half A[M][K], const half B[K][N],
@@ -111,45 +112,29 @@ static long smem_bytes(int bm, int bn, int bk, int stages)
 enum { CHECK_M = 333, CHECK_N = 517, CHECK_K = 259, BLAS_N = 2048, TIME_N = 4096 };
 enum { WARMUP = 3, TIMED = 20 };
 
-static double rel_err_f16_vs_f32(const half *out, const float *ref, size_t n)
-{
-    double diff2 = 0.0, ref2 = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double o = (double)(float)out[i], r = ref[i];
-        diff2 += (o - r) * (o - r);
-        ref2 += r * r;
-    }
-    return su_rel_err_finish(diff2, ref2);
-}
-
-static int cmp_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median milliseconds of TIMED runs of launch(ctx), each between two events. */
 typedef cudaError_t (*launch_fn)(const void *ctx);
 
 static double median_ms(launch_fn launch, const void *ctx)
 {
     cudaEvent_t start, stop;
-    SU_CHECK(cudaEventCreate(&start));
-    SU_CHECK(cudaEventCreate(&stop));
+    TILE_CHECK_CUDA(cudaEventCreate(&start));
+    TILE_CHECK_CUDA(cudaEventCreate(&stop));
     for (int i = 0; i < WARMUP; i++)
-        SU_CHECK(launch(ctx));
-    float ms[TIMED];
+        TILE_CHECK_CUDA(launch(ctx));
+    double ms[TIMED];
     for (int i = 0; i < TIMED; i++) {
-        SU_CHECK(cudaEventRecord(start, 0));
-        SU_CHECK(launch(ctx));
-        SU_CHECK(cudaEventRecord(stop, 0));
-        SU_CHECK(cudaEventSynchronize(stop));
-        SU_CHECK(cudaEventElapsedTime(&ms[i], start, stop));
+        float elapsed = 0.0f;
+        TILE_CHECK_CUDA(cudaEventRecord(start, 0));
+        TILE_CHECK_CUDA(launch(ctx));
+        TILE_CHECK_CUDA(cudaEventRecord(stop, 0));
+        TILE_CHECK_CUDA(cudaEventSynchronize(stop));
+        TILE_CHECK_CUDA(cudaEventElapsedTime(&elapsed, start, stop));
+        ms[i] = elapsed;
     }
-    qsort(ms, TIMED, sizeof *ms, cmp_float);
-    SU_CHECK(cudaEventDestroy(start));
-    SU_CHECK(cudaEventDestroy(stop));
-    return ms[TIMED / 2];
+    TILE_CHECK_CUDA(cudaEventDestroy(start));
+    TILE_CHECK_CUDA(cudaEventDestroy(stop));
+    return tile_bench_median(ms, TIMED);
 }
 
 typedef struct {
@@ -191,9 +176,9 @@ static void print_refused(void)
 /* A matrix of n random halves on the host (never zero). */
 static half *random_halves(size_t n, uint64_t seed)
 {
-    half *p = su_xmalloc(n * sizeof(half));
-    su_rng rng = su_rng_seed(seed);
-    su_fill_f16(p, n, &rng);
+    half *p = tile_check_xmalloc(n * sizeof(half));
+    tile_check_rng rng = tile_check_rng_seed(seed);
+    tile_check_fill(TILE_CHECK_F16, p, n, &rng);
     return p;
 }
 
@@ -205,10 +190,10 @@ int main(void)
 
     /* The CPU reference of the first configuration on a small size. */
     char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
+    if (!tile_check_gpu_available(reason, sizeof reason)) {
         const int M = CHECK_M, N = CHECK_N, K = CHECK_K;
         half *A = random_halves((size_t)M * K, 1), *B = random_halves((size_t)K * N, 2);
-        half *C = su_xmalloc((size_t)M * N * sizeof(half));
+        half *C = tile_check_xmalloc((size_t)M * N * sizeof(half));
         const config *c = &configs[1];
         c->cpu(M, N, K, (const half(*)[K])A, (const half(*)[N])B, (half(*)[N])C);
         double norm = 0.0;
@@ -221,7 +206,7 @@ int main(void)
         return 0;
     }
     printf("\n");
-    su_print_device(stdout);
+    tile_check_print_device(stdout);
     fflush(stdout);
 
     cublasHandle_t blas;
@@ -231,24 +216,25 @@ int main(void)
     const size_t ncheck_a = (size_t)CHECK_M * CHECK_K, ncheck_b = (size_t)CHECK_K * CHECK_N,
                  ncheck_c = (size_t)CHECK_M * CHECK_N;
     half *hA = random_halves(ncheck_a, 11), *hB = random_halves(ncheck_b, 12);
-    half *ref = su_xmalloc(ncheck_c * sizeof(half)), *out = su_xmalloc(ncheck_c * sizeof(half));
-    half *dA = su_to_device(hA, ncheck_a * sizeof(half)), *dB = su_to_device(hB, ncheck_b * sizeof(half));
+    half *ref = tile_check_xmalloc(ncheck_c * sizeof(half)), *out = tile_check_xmalloc(ncheck_c * sizeof(half));
+    half *dA = tile_check_to_device(hA, ncheck_a * sizeof(half)),
+         *dB = tile_check_to_device(hB, ncheck_b * sizeof(half));
     half *dC = NULL;
-    SU_CHECK(cudaMalloc((void **)&dC, ncheck_c * sizeof(half)));
+    TILE_CHECK_CUDA(cudaMalloc((void **)&dC, ncheck_c * sizeof(half)));
 
     const size_t nbig = (size_t)TIME_N * TIME_N, nblas = (size_t)BLAS_N * BLAS_N;
     half *hBig = random_halves(2 * nbig, 13);
-    half *dBigA = su_to_device(hBig, nbig * sizeof(half));
-    half *dBigB = su_to_device(hBig + nbig, nbig * sizeof(half));
-    half *dBigC = NULL, *hOut = su_xmalloc(nblas * sizeof(half));
-    float *dRef = NULL, *hRef = su_xmalloc(nblas * sizeof(float));
-    SU_CHECK(cudaMalloc((void **)&dBigC, nbig * sizeof(half)));
-    SU_CHECK(cudaMalloc((void **)&dRef, nblas * sizeof(float)));
+    half *dBigA = tile_check_to_device(hBig, nbig * sizeof(half));
+    half *dBigB = tile_check_to_device(hBig + nbig, nbig * sizeof(half));
+    half *dBigC = NULL, *hOut = tile_check_xmalloc(nblas * sizeof(half));
+    float *dRef = NULL, *hRef = tile_check_xmalloc(nblas * sizeof(float));
+    TILE_CHECK_CUDA(cudaMalloc((void **)&dBigC, nbig * sizeof(half)));
+    TILE_CHECK_CUDA(cudaMalloc((void **)&dRef, nblas * sizeof(float)));
     /* The 2048^3 check reads the first 2048^2 elements of each input. */
     CR_CHECK(cr_gemm(blas, 0, 0, BLAS_N, BLAS_N, BLAS_N, dBigA, CUDA_R_16F, dBigB, CUDA_R_16F,
                      dRef, CUDA_R_32F));
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(hRef, dRef, nblas * sizeof(float), cudaMemcpyDeviceToHost));
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(hRef, dRef, nblas * sizeof(float), cudaMemcpyDeviceToHost));
 
     timing_ctx tc = {.blas = blas, .n = TIME_N, .A = dBigA, .B = dBigB, .C = dBigC};
     double flop = 2.0 * TIME_N * (double)TIME_N * TIME_N;
@@ -262,19 +248,20 @@ int main(void)
         const int M = CHECK_M, N = CHECK_N, K = CHECK_K;
         printf("%-28s  ", c->name); /* before it runs: a failing call names its kernel */
         fflush(stdout);
-        su_poison_host(ref, ncheck_c * sizeof(half));
+        tile_check_poison_host(ref, ncheck_c * sizeof(half));
         c->cpu(M, N, K, (const half(*)[K])hA, (const half(*)[N])hB, (half(*)[N])ref);
-        SU_CHECK(su_poison_device(dC, ncheck_c * sizeof(half)));
-        SU_CHECK(c->gpu(M, N, K, dA, dB, dC));
-        SU_CHECK(cudaDeviceSynchronize());
-        SU_CHECK(cudaMemcpy(out, dC, ncheck_c * sizeof(half), cudaMemcpyDeviceToHost));
-        err_cpu[i] = su_rel_err_f16(out, ref, ncheck_c); /* NaN (fails) if any is unwritten */
+        TILE_CHECK_CUDA(tile_check_poison(dC, ncheck_c * sizeof(half)));
+        TILE_CHECK_CUDA(c->gpu(M, N, K, dA, dB, dC));
+        TILE_CHECK_CUDA(cudaDeviceSynchronize());
+        TILE_CHECK_CUDA(cudaMemcpy(out, dC, ncheck_c * sizeof(half), cudaMemcpyDeviceToHost));
+        err_cpu[i] = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref,
+                                        ncheck_c); /* NaN (fails) if any is unwritten */
 
-        SU_CHECK(su_poison_device(dBigC, nblas * sizeof(half)));
-        SU_CHECK(c->gpu(BLAS_N, BLAS_N, BLAS_N, dBigA, dBigB, dBigC));
-        SU_CHECK(cudaDeviceSynchronize());
-        SU_CHECK(cudaMemcpy(hOut, dBigC, nblas * sizeof(half), cudaMemcpyDeviceToHost));
-        err_blas[i] = rel_err_f16_vs_f32(hOut, hRef, nblas);
+        TILE_CHECK_CUDA(tile_check_poison(dBigC, nblas * sizeof(half)));
+        TILE_CHECK_CUDA(c->gpu(BLAS_N, BLAS_N, BLAS_N, dBigA, dBigB, dBigC));
+        TILE_CHECK_CUDA(cudaDeviceSynchronize());
+        TILE_CHECK_CUDA(cudaMemcpy(hOut, dBigC, nblas * sizeof(half), cudaMemcpyDeviceToHost));
+        err_blas[i] = tile_check_rel_err(TILE_CHECK_F16, hOut, TILE_CHECK_F32, hRef, nblas);
 
         ok[i] = err_cpu[i] < TOL && err_blas[i] < TOL;
         tc.gpu = c->gpu;
@@ -317,13 +304,13 @@ int main(void)
         printf("%d configuration(s) gave WRONG results (not eligible as best)\n", failures);
 
     CR_CHECK(cublasDestroy(blas));
-    SU_CHECK(cudaFree(dA));
-    SU_CHECK(cudaFree(dB));
-    SU_CHECK(cudaFree(dC));
-    SU_CHECK(cudaFree(dBigA));
-    SU_CHECK(cudaFree(dBigB));
-    SU_CHECK(cudaFree(dBigC));
-    SU_CHECK(cudaFree(dRef));
+    TILE_CHECK_CUDA(cudaFree(dA));
+    TILE_CHECK_CUDA(cudaFree(dB));
+    TILE_CHECK_CUDA(cudaFree(dC));
+    TILE_CHECK_CUDA(cudaFree(dBigA));
+    TILE_CHECK_CUDA(cudaFree(dBigB));
+    TILE_CHECK_CUDA(cudaFree(dBigC));
+    TILE_CHECK_CUDA(cudaFree(dRef));
     free(hA), free(hB), free(ref), free(out), free(hBig), free(hOut), free(hRef);
     return failures ? 1 : 0;
 }

@@ -13,9 +13,10 @@
  * only the CPU part ran), 1 on a mismatch or a CUDA error. */
 #include <stdio.h>
 
+#include <tilepp/check.h>
+
 #include "layernorm.tile.h"
 #include "normalize.tile.h"
-#include "sample_util.h"
 #include "softmax.tile.h"
 
 void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float y[rows][cols]);
@@ -30,26 +31,26 @@ enum { ROWS = 777, COLS = 3003, VALID = 2990, N = 100003 };
 static void *dev(const void *host, size_t bytes)
 {
     if (host)
-        return su_to_device(host, bytes);
+        return tile_check_to_device(host, bytes);
     void *p = NULL;
-    SU_CHECK(cudaMalloc(&p, bytes));
-    SU_CHECK(su_poison_device(p, bytes)); /* an element not written stays NaN */
+    TILE_CHECK_CUDA(cudaMalloc(&p, bytes));
+    TILE_CHECK_CUDA(tile_check_poison(p, bytes)); /* an element not written stays NaN */
     return p;
 }
 
 static void *back(void *d, size_t bytes)
 {
-    void *h = su_xmalloc(bytes);
-    SU_CHECK(cudaDeviceSynchronize());
-    SU_CHECK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
-    SU_CHECK(cudaFree(d));
+    void *h = tile_check_xmalloc(bytes);
+    TILE_CHECK_CUDA(cudaDeviceSynchronize());
+    TILE_CHECK_CUDA(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+    TILE_CHECK_CUDA(cudaFree(d));
     return h;
 }
 
 static int check_f32(const char *what, const float *gpu, const float *cpu, size_t n, double tol)
 {
-    size_t first, unwritten = su_count_nan_f32(gpu, n, &first);
-    double err = su_rel_err_f32(gpu, cpu, n);
+    size_t first, unwritten = tile_check_count_nan(TILE_CHECK_F32, gpu, n, &first);
+    double err = tile_check_rel_err(TILE_CHECK_F32, gpu, TILE_CHECK_F32, cpu, n);
     int ok = unwritten == 0 && err < tol;
     printf("GPU: %-22s %s  relative error %.3g (tolerance %.0e)%s\n", what, ok ? "PASS" : "FAIL", err, tol,
            unwritten ? ", elements not written" : "");
@@ -60,15 +61,15 @@ static int check_f32(const char *what, const float *gpu, const float *cpu, size_
 int main(void)
 {
     const size_t count = (size_t)ROWS * COLS, fbytes = count * sizeof(float), hbytes = count * sizeof(half);
-    float *x = su_xmalloc(fbytes), *y = su_xmalloc(fbytes), *ln = su_xmalloc(fbytes);
-    float *wb = su_xmalloc(2 * COLS * sizeof(float)), *stats = su_xmalloc(2 * ROWS * sizeof(float));
-    half *xh = su_xmalloc(hbytes), *yh = su_xmalloc(hbytes);
-    float *v = su_xmalloc(N * sizeof(float)), *vn = su_xmalloc(N * sizeof(float));
-    su_rng rng = su_rng_seed(7);
-    su_fill_f32(x, count, &rng);
-    su_fill_f16(xh, count, &rng);
-    su_fill_f32(wb, 2 * COLS, &rng);
-    su_fill_f32(v, N, &rng);
+    float *x = tile_check_xmalloc(fbytes), *y = tile_check_xmalloc(fbytes), *ln = tile_check_xmalloc(fbytes);
+    float *wb = tile_check_xmalloc(2 * COLS * sizeof(float)), *stats = tile_check_xmalloc(2 * ROWS * sizeof(float));
+    half *xh = tile_check_xmalloc(hbytes), *yh = tile_check_xmalloc(hbytes);
+    float *v = tile_check_xmalloc(N * sizeof(float)), *vn = tile_check_xmalloc(N * sizeof(float));
+    tile_check_rng rng = tile_check_rng_seed(7);
+    tile_check_fill(TILE_CHECK_F32, x, count, &rng);
+    tile_check_fill(TILE_CHECK_F16, xh, count, &rng);
+    tile_check_fill(TILE_CHECK_F32, wb, 2 * COLS, &rng);
+    tile_check_fill(TILE_CHECK_F32, v, N, &rng);
 
     printf("softmax over the first %d of %d columns of %d rows (fp32 and fp16), layernorm of %d x %d,\n"
            "normalize a vector of %d\n",
@@ -84,22 +85,22 @@ int main(void)
            (double)stats[0], (double)stats[ROWS], (double)vn[0]);
 
     char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
+    if (!tile_check_gpu_available(reason, sizeof reason)) {
         printf("GPU: skipped (no CUDA device)\n     (%s)\n", reason);
         return 0;
     }
-    su_print_device(stdout);
+    tile_check_print_device(stdout);
     int ok = 1;
 
     float *dx = dev(x, fbytes), *dy = dev(NULL, fbytes);
-    SU_CHECK(softmax_f32_gpu(ROWS, COLS, VALID, dx, dy));
+    TILE_CHECK_CUDA(softmax_f32_gpu(ROWS, COLS, VALID, dx, dy));
     ok &= check_f32("softmax fp32", back(dy, fbytes), y, count, 1e-5);
 
     half *dxh = dev(xh, hbytes), *dyh = dev(NULL, hbytes);
-    SU_CHECK(softmax_f16_gpu(ROWS, COLS, VALID, dxh, dyh));
+    TILE_CHECK_CUDA(softmax_f16_gpu(ROWS, COLS, VALID, dxh, dyh));
     half *outh = back(dyh, hbytes);
-    size_t first, unwritten = su_count_nan_f16(outh, count, &first);
-    double err = su_rel_err_f16(outh, yh, count);
+    size_t first, unwritten = tile_check_count_nan(TILE_CHECK_F16, outh, count, &first);
+    double err = tile_check_rel_err(TILE_CHECK_F16, outh, TILE_CHECK_F16, yh, count);
     int ok16 = unwritten == 0 && err < 1e-2;
     printf("GPU: %-22s %s  relative error %.3g (tolerance 1e-02)%s\n", "softmax fp16", ok16 ? "PASS" : "FAIL", err,
            unwritten ? ", elements not written" : "");
@@ -108,18 +109,18 @@ int main(void)
 
     float *dwb = dev(wb, 2 * COLS * sizeof(float)), *dln = dev(NULL, fbytes);
     float *dstats = dev(NULL, 2 * ROWS * sizeof(float));
-    SU_CHECK(layernorm_gpu(ROWS, COLS, dx, dwb, dwb + COLS, dln, dstats, dstats + ROWS));
+    TILE_CHECK_CUDA(layernorm_gpu(ROWS, COLS, dx, dwb, dwb + COLS, dln, dstats, dstats + ROWS));
     ok &= check_f32("layernorm y", back(dln, fbytes), ln, count, 1e-5);
     ok &= check_f32("layernorm mean, rstd", back(dstats, 2 * ROWS * sizeof(float)), stats, 2 * ROWS, 1e-5);
 
     float *dv = dev(v, N * sizeof(float)), *dvn = dev(NULL, N * sizeof(float));
-    SU_CHECK(normalize_gpu(N, dv, dvn));
+    TILE_CHECK_CUDA(normalize_gpu(N, dv, dvn));
     ok &= check_f32("normalize", back(dvn, N * sizeof(float)), vn, N, 1e-5);
 
-    SU_CHECK(cudaFree(dx));
-    SU_CHECK(cudaFree(dxh));
-    SU_CHECK(cudaFree(dwb));
-    SU_CHECK(cudaFree(dv));
+    TILE_CHECK_CUDA(cudaFree(dx));
+    TILE_CHECK_CUDA(cudaFree(dxh));
+    TILE_CHECK_CUDA(cudaFree(dwb));
+    TILE_CHECK_CUDA(cudaFree(dv));
     free(x), free(y), free(ln), free(wb), free(stats), free(xh), free(yh), free(v), free(vn);
     return ok ? 0 : 1;
 }

@@ -1,6 +1,11 @@
 /* fp16_user.cu — a CUDA file as users write them: CUDA's half header first,
- * then the generated launchers, called with __half device pointers. */
+ * then the generated launchers, called with __half device pointers; the
+ * installed <tilepp/check.h> in C++, its bit conversions against CUDA's. */
 #include <cuda_fp16.h>
+
+#include <cstring>
+
+#include <tilepp/check.h>
 
 #include "hscale.tile.h"
 
@@ -11,8 +16,13 @@
 extern "C" cudaError_t hscale_on_gpu(int n, float s, const float *x, float *y)
 {
     std::vector<__half> hx(n), hy(n);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         hx[i] = __float2half(x[i]);
+        uint16_t bits;
+        std::memcpy(&bits, &hx[i], sizeof bits);
+        if (bits != tile_check_float_to_half(x[i]))
+            return cudaErrorInvalidValue; /* <tilepp/check.h> and cuda_fp16.h disagree */
+    }
     half *dx = nullptr, *dy = nullptr; /* CUDA's half: __half */
     cudaError_t err = cudaMalloc(&dx, n * sizeof *dx);
     if (err == cudaSuccess)

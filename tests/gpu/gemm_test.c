@@ -187,26 +187,12 @@ static double tolerance(gc_type out)
 
 /* ---- checks --------------------------------------------------------------- */
 
-static double element(gc_type t, const void *p, size_t i)
-{
-    switch (t) {
-    case GC_F32: return ((const float *)p)[i];
-    case GC_F16: return (double)(float)((const half *)p)[i];
-    case GC_BF16: return su_bf16_load((const bfloat16 *)p + i);
-    }
-    return NAN;
-}
+static double element(gc_type t, const void *p, size_t i) { return tile_check_get(t, p, i); }
 
 /* ||out - ref|| / ||ref||, out of type t, ref float. NaN when out has one. */
 static double rel_err_vs_f32(gc_type t, const void *out, const float *ref, size_t n)
 {
-    double diff2 = 0.0, ref2 = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double o = element(t, out, i), r = ref[i];
-        diff2 += (o - r) * (o - r);
-        ref2 += r * r;
-    }
-    return su_rel_err_finish(diff2, ref2);
+    return tile_check_rel_err(t, out, TILE_CHECK_F32, ref, n);
 }
 
 /* TILEPP_PATH=sm90: the launchers must run the sm_90a variants, or return
@@ -278,9 +264,9 @@ static void run_case(const kernel *kd, int batch, int M, int N, int K, const cha
         kd->cpu(batch, M, N, K, a->host, b->host, out->host);
 
     /* (b) cuBLAS, float output, one call per batch. */
-    float *ref_dev = NULL, *ref = su_xmalloc(nc * sizeof(float));
+    float *ref_dev = NULL, *ref = tile_check_xmalloc(nc * sizeof(float));
     SU_CHECK(cudaMalloc((void **)&ref_dev, nc * sizeof(float)));
-    SU_CHECK(su_poison_device(ref_dev, nc * sizeof(float)));
+    SU_CHECK(tile_check_poison(ref_dev, nc * sizeof(float)));
     size_t es = gc_size(kd->in);
     for (int i = 0; i < batch; i++) {
         cublasStatus_t st =
@@ -300,7 +286,7 @@ static void run_case(const kernel *kd, int batch, int M, int N, int K, const cha
 
     double err_cpu = NAN, err_blas = NAN, err_ref = NAN;
     size_t total = GC_GUARD + nc + GC_GUARD, first;
-    unsigned char *all = su_xmalloc(total * gc_size(kd->out));
+    unsigned char *all = tile_check_xmalloc(total * gc_size(kd->out));
     const unsigned char *gpu = all + GC_GUARD * gc_size(kd->out);
     bool not_applicable = require_sm90() && !tma_can_load(kd, M, N, K);
     if (not_applicable) { /* TILEPP_PATH=sm90: the launcher must say so, not fall back */
@@ -320,9 +306,9 @@ static void run_case(const kernel *kd, int batch, int M, int N, int K, const cha
             err_ref = rel_err_vs_f32(kd->out, out->host, ref, nc);
         }
         size_t per = (size_t)M * (size_t)N;
-        if (!su_still_poisoned(all, GC_GUARD * gc_size(kd->out)))
+        if (!tile_check_is_poisoned(all, GC_GUARD * gc_size(kd->out)))
             gc_fail(&c, "written before the start of C");
-        else if (!su_still_poisoned(gpu + nc * gc_size(kd->out), GC_GUARD * gc_size(kd->out)))
+        else if (!tile_check_is_poisoned(gpu + nc * gc_size(kd->out), GC_GUARD * gc_size(kd->out)))
             gc_fail(&c, "written past the end of C");
         else if (unwritten)
             gc_fail(&c, "%zu of %zu elements of C not written (first: batch %zu row %zu col %zu)",

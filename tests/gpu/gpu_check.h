@@ -29,7 +29,12 @@
  * right once the gate opens.
  *
  * Every case prints one PASS/FAIL line; gc_summary() prints
- * "N passed, N failed" and gives the exit status. */
+ * "N passed, N failed" and gives the exit status.
+ *
+ * The case itself (buffers, guards, poison, the checks, the PASS/FAIL line)
+ * is tile_check_case of <tilepp/check.h>; gc_* are its names here, with the
+ * seeds counted up case by case, the pass/fail counts and the stream gate
+ * added. SU_CHECK is TILE_CHECK_CUDA under the tests' shorter name. */
 #ifndef TILEPP_GPU_CHECK_H
 #define TILEPP_GPU_CHECK_H
 
@@ -38,189 +43,69 @@
 #include <threads.h>
 #include <time.h>
 
-#include "sample_util.h"
+#include <tilepp/check.h>
+#include <tilepp/tile.h>
 
-enum { GC_GUARD = 64, GC_MAX_BUFS = 8 };
+#define SU_CHECK(call) TILE_CHECK_CUDA(call)
 
-typedef enum { GC_F32, GC_F16, GC_BF16 } gc_type;
+enum { GC_GUARD = TILE_CHECK_GUARD, GC_MAX_BUFS = TILE_CHECK_MAX_BUFS };
 
-static inline size_t gc_size(gc_type t)
-{
-    return t == GC_F32 ? sizeof(float) : t == GC_F16 ? sizeof(half) : sizeof(bfloat16);
-}
+typedef tile_check_type gc_type;
+#define GC_F32 TILE_CHECK_F32
+#define GC_F16 TILE_CHECK_F16
+#define GC_BF16 TILE_CHECK_BF16
 
-typedef struct {
-    gc_type type;
-    size_t n;        /* elements the kernel sees */
-    size_t offset;   /* elements from the allocation to the pointer passed */
-    int is_output;
-    double tol;      /* outputs: relative error bound */
-    void *host;      /* inputs: the data; outputs: the CPU reference */
-    void *dev_base;  /* GC_GUARD + offset + n + GC_GUARD elements */
-    void *dev;       /* what the kernel gets */
-} gc_buf;
-
-typedef struct {
-    gc_buf bufs[GC_MAX_BUFS];
-    int nbufs;
-    su_rng rng;
-    char failure[256]; /* set by checks before gc_finish; "" when none */
-} gc_case;
+typedef tile_check_buf gc_buf;
+typedef tile_check_case gc_case;
 
 static int gc_passed, gc_failed;
 static uint64_t gc_seed_counter;
 
-static inline void gc_begin(gc_case *c)
-{
-    c->nbufs = 0;
-    c->rng = su_rng_seed(++gc_seed_counter);
-    c->failure[0] = '\0';
-}
+static inline size_t gc_size(gc_type t) { return tile_check_type_size(t); }
 
-static inline gc_buf *gc_alloc(gc_case *c, gc_type type, size_t n, size_t offset)
-{
-    if (c->nbufs == GC_MAX_BUFS) {
-        fprintf(stderr, "gpu_check.h: more than %d buffers in one case\n", GC_MAX_BUFS);
-        exit(1);
-    }
-    gc_buf *b = &c->bufs[c->nbufs++];
-    size_t es = gc_size(type), total = GC_GUARD + offset + n + GC_GUARD;
-    *b = (gc_buf){.type = type, .n = n, .offset = offset};
-    b->host = su_xmalloc(n * es);
-    SU_CHECK(cudaMalloc(&b->dev_base, total * es));
-    SU_CHECK(su_poison_device(b->dev_base, total * es));
-    b->dev = (char *)b->dev_base + (GC_GUARD + offset) * es;
-    return b;
-}
+/* Each case gets the next seed: 1, 2, 3, ... */
+static inline void gc_begin(gc_case *c) { tile_check_begin(c, ++gc_seed_counter); }
 
 /* An input of n random elements in [-1, 1], none zero. */
 static inline gc_buf *gc_in(gc_case *c, gc_type type, size_t n, size_t offset)
 {
-    gc_buf *b = gc_alloc(c, type, n, offset);
-    switch (type) {
-    case GC_F32: su_fill_f32(b->host, n, &c->rng); break;
-    case GC_F16: su_fill_f16(b->host, n, &c->rng); break;
-    case GC_BF16: su_fill_bf16(b->host, n, &c->rng); break;
-    }
-    SU_CHECK(cudaMemcpy(b->dev, b->host, n * gc_size(type), cudaMemcpyHostToDevice));
-    return b;
+    return tile_check_in(c, type, n, offset);
 }
 
 /* An output of n elements; the CPU reference writes host, the kernel dev.
- * Both start poisoned. */
+ * Both start poisoned; relative error < tol. */
 static inline gc_buf *gc_out(gc_case *c, gc_type type, size_t n, size_t offset, double tol)
 {
-    gc_buf *b = gc_alloc(c, type, n, offset);
-    b->is_output = 1;
-    b->tol = tol;
-    su_poison_host(b->host, n * gc_size(type));
-    return b;
+    return tile_check_out(c, type, n, offset, tol);
 }
 
 static inline size_t gc_count_nan(gc_type t, const void *p, size_t n, size_t *first)
 {
-    switch (t) {
-    case GC_F32: return su_count_nan_f32(p, n, first);
-    case GC_F16: return su_count_nan_f16(p, n, first);
-    case GC_BF16: return su_count_nan_bf16(p, n, first);
-    }
-    return 0;
+    return tile_check_count_nan(t, p, n, first);
 }
 
 static inline double gc_rel_err(gc_type t, const void *out, const void *ref, size_t n)
 {
-    switch (t) {
-    case GC_F32: return su_rel_err_f32(out, ref, n);
-    case GC_F16: return su_rel_err_f16(out, ref, n);
-    case GC_BF16: return su_rel_err_bf16(out, ref, n);
-    }
-    return NAN;
+    return tile_check_rel_err(t, out, t, ref, n);
 }
 
 static inline void gc_fail(gc_case *c, const char *fmt, ...)
 {
-    if (c->failure[0])
-        return; /* keep the first */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->failure, sizeof c->failure, fmt, ap);
+    tile_check_vfail(c, fmt, ap);
     va_end(ap);
-}
-
-/* Checks one output after the kernel ran; returns its relative error. */
-static inline double gc_check_output(gc_case *c, int index, gc_buf *b)
-{
-    size_t es = gc_size(b->type), total = GC_GUARD + b->offset + b->n + GC_GUARD;
-    size_t before = GC_GUARD + b->offset, first;
-    unsigned char *all = su_xmalloc(total * es);
-    double err = NAN;
-    cudaError_t copy;
-
-    if (gc_count_nan(b->type, b->host, b->n, &first)) {
-        gc_fail(c, "output %d: the CPU reference left element %zu unwritten (test bug)", index,
-                first);
-    } else if ((copy = cudaMemcpy(all, b->dev_base, total * es, cudaMemcpyDeviceToHost))) {
-        gc_fail(c, "output %d: copy back failed: %s", index, cudaGetErrorString(copy));
-    } else {
-        const unsigned char *out = all + before * es;
-        size_t unwritten = gc_count_nan(b->type, out, b->n, &first);
-        err = gc_rel_err(b->type, out, b->host, b->n);
-        if (!su_still_poisoned(all, before * es))
-            gc_fail(c, "output %d: written before its start", index);
-        else if (!su_still_poisoned(out + b->n * es, GC_GUARD * es))
-            gc_fail(c, "output %d: written past its end", index);
-        else if (unwritten)
-            gc_fail(c, "output %d: %zu of %zu elements not written (first at %zu)", index,
-                    unwritten, b->n, first);
-        else if (!(err < b->tol))
-            gc_fail(c, "output %d: relative error %.3g >= %.0e", index, err, b->tol);
-    }
-    free(all);
-    return err;
 }
 
 /* Synchronizes, checks every output, prints the case's line, frees the
  * buffers. `launch` is what the launcher returned. Returns 1 on PASS. */
 static inline int gc_finish(gc_case *c, cudaError_t launch, const char *label_fmt, ...)
 {
-    char label[160];
     va_list ap;
     va_start(ap, label_fmt);
-    vsnprintf(label, sizeof label, label_fmt, ap);
+    int ok = tile_check_vfinish(c, launch, label_fmt, ap);
     va_end(ap);
-
-    double worst = 0.0;
-    int outputs = 0;
-    for (int i = 0; i < c->nbufs; i++)
-        outputs += c->bufs[i].is_output;
-    if (outputs == 0) /* a case that compares nothing cannot fail: a test bug */
-        gc_fail(c, "the case declares no output to compare (gc_out)");
-    cudaError_t sync = cudaDeviceSynchronize();
-    if (launch != cudaSuccess)
-        gc_fail(c, "launcher returned %s (%s)", cudaGetErrorName(launch), cudaGetErrorString(launch));
-    else if (sync != cudaSuccess)
-        gc_fail(c, "kernel failed: %s (%s)", cudaGetErrorName(sync), cudaGetErrorString(sync));
-    else
-        for (int i = 0; i < c->nbufs; i++)
-            if (c->bufs[i].is_output) {
-                double err = gc_check_output(c, i, &c->bufs[i]);
-                if (!(err <= worst))
-                    worst = err;
-            }
-
-    int ok = c->failure[0] == '\0';
-    if (ok)
-        printf("PASS  %-52s rel_err %.2g\n", label, worst);
-    else
-        printf("FAIL  %-52s %s\n", label, c->failure);
-    fflush(stdout);
     ok ? gc_passed++ : gc_failed++;
-
-    for (int i = 0; i < c->nbufs; i++) {
-        free(c->bufs[i].host);
-        (void)cudaFree(c->bufs[i].dev_base);
-    }
-    c->nbufs = 0;
     return ok;
 }
 
@@ -254,9 +139,9 @@ static inline int gc_gate_close(gc_gate *g)
 {
     atomic_store(&g->open, 0);
     atomic_store(&g->timed_out, 0);
-    SU_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
-    SU_TRY(cudaStreamCreateWithFlags(&g->probe, cudaStreamNonBlocking));
-    SU_TRY(cudaLaunchHostFunc(g->stream, gc_gate_wait, g));
+    TILE_CHECK_CUDA_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    TILE_CHECK_CUDA_TRY(cudaStreamCreateWithFlags(&g->probe, cudaStreamNonBlocking));
+    TILE_CHECK_CUDA_TRY(cudaLaunchHostFunc(g->stream, gc_gate_wait, g));
     return 0;
 }
 
@@ -275,11 +160,11 @@ static inline void gc_gate_open(gc_gate *g, gc_case *c)
         if (!b->is_output)
             continue;
         size_t bytes = b->n * gc_size(b->type);
-        void *tmp = su_xmalloc(bytes);
+        void *tmp = tile_check_xmalloc(bytes);
         if (cudaMemcpyAsync(tmp, b->dev, bytes, cudaMemcpyDeviceToHost, g->probe) != cudaSuccess ||
             cudaStreamSynchronize(g->probe) != cudaSuccess)
             gc_fail(c, "probing the outputs failed");
-        else if (!su_still_poisoned(tmp, bytes))
+        else if (!tile_check_is_poisoned(tmp, bytes))
             gc_fail(c, "output %d was written while the given stream was held: the kernel ran "
                        "on another stream", i);
         free(tmp);
@@ -296,12 +181,8 @@ static inline void gc_gate_open(gc_gate *g, gc_case *c)
 /* Exits 77 with "SKIPPED: ..." when there is no device. */
 static inline void gc_require_gpu(void)
 {
-    char reason[256];
-    if (!su_gpu_available(reason, sizeof reason)) {
-        printf("SKIPPED: no CUDA device (%s)\n", reason);
-        exit(SU_EXIT_SKIP);
-    }
-    su_print_device(stdout);
+    tile_check_require_gpu();
+    tile_check_print_device(stdout);
 }
 
 static inline int gc_summary(void)
