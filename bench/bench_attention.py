@@ -3,7 +3,8 @@ scaled_dot_product_attention (flash and cuDNN backends), in one process on
 the same GPU.
 
     python3 bench/bench_attention.py build/bench/libbench_attention_d128.so \
-        build/bench/libbench_attention_d64.so build/bench/libbench_attention_d256.so
+        build/bench/libbench_attention_d64.so build/bench/libbench_attention_d256.so \
+        [--csv FILE]
 
 The tilepp launcher comes from the shared libraries that bench/CMakeLists.txt
 builds from the sample, one per head dim (flash_attention_gpu of the file
@@ -14,11 +15,16 @@ median of CUDA-event timings after warm-up, rotating over several input sets
 so that L2 does not keep one set's K and V. FLOPs = 4 B H N^2 D, halved
 for causal. Before timing, each configuration checks tilepp's output
 against SDPA's (relative Frobenius error). Results go to bench/RESULTS.md by
-hand."""
+hand; with --csv FILE also one CSV record per configuration and SDPA backend
+(the columns of <tilepp/bench.h>'s TILE_BENCH_CSV_COLUMNS), for
+bench/plot.py."""
+import argparse
+import csv
 import ctypes
+import datetime
 import math
+import os
 import statistics
-import sys
 
 import torch
 import torch.nn.functional as F
@@ -54,12 +60,37 @@ SHAPES = [(8, 16, 1024, 64), (4, 32, 4096, 128), (1, 32, 8192, 128), (2, 16, 819
           (16, 16, 2048, 128), (4, 16, 4096, 256), (1, 16, 8192, 256)]
 
 
+TITLE = "samples/flash_attention.c vs PyTorch scaled_dot_product_attention, fp16, BHND"
+COLUMNS = ["bench", "kernel", "shape", "dtype", "metric", "tilepp_ms", "tilepp_rate", "reference", "reference_ms",
+           "reference_rate", "ratio", "rel_err"]
+
+
+def open_csv(path):
+    """A CSV file as <tilepp/bench.h> starts one: title, device, columns."""
+    f = open(path, "w", newline="")
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    f.write(f"# {TITLE}\n# {torch.cuda.get_device_name()}, torch {torch.__version__}, {date}\n")
+    writer = csv.writer(f, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    return f, writer
+
+
+def number(x):
+    return "" if x is None or math.isnan(x) or x <= 0 else f"{x:.6g}"
+
+
 def main():
-    import os
+    parser = argparse.ArgumentParser(description=TITLE)
+    parser.add_argument("libs", nargs="*", metavar="LIB",
+                        help="libbench_attention_d128.so, _d64.so, _d256.so, in this order (a missing one skips "
+                        "its shapes)")
+    parser.add_argument("--csv", metavar="FILE", help="also write one CSV record per configuration and backend")
+    args = parser.parse_args()
     launchers = {}
-    for path, dim in zip(sys.argv[1:4], (128, 64, 256)):
+    for path, dim in zip(args.libs, (128, 64, 256)):
         if os.path.exists(path):
             launchers[dim] = load(path)
+    out, writer = open_csv(args.csv) if args.csv else (None, None)
     print(f"device: {torch.cuda.get_device_name()}, fp16, BHND")
     print("  B  H     N   D causal |  tilepp ms TFLOP/s | flash ms TFLOP/s | cudnn ms TFLOP/s | vs flash vs cudnn | rel err")
     for b, h, n, d in SHAPES:
@@ -100,6 +131,15 @@ def main():
             print(f"{b:3d} {h:2d} {n:5d} {d:3d} {str(causal):>6} | {t_tile:9.3f} {tf(t_tile):8.1f} | {t_flash:8.3f} "
                   f"{tf(t_flash):8.1f} | {t_cudnn:8.3f} {tf(t_cudnn):8.1f} | {t_flash / t_tile:8.2f} "
                   f"{t_cudnn / t_tile:8.2f} | {rel:.1e}")
+            if writer:
+                shape = f"B{b} H{h} N{n} D{d}" + (" causal" if causal else "")
+                for name, t_ref in (("PyTorch SDPA flash", t_flash), ("PyTorch SDPA cuDNN", t_cudnn)):
+                    writer.writerow(["attention", "flash_attention_gpu", shape, "fp16", "TFLOP/s", number(t_tile),
+                                     number(tf(t_tile)), name, number(t_ref), number(tf(t_ref)),
+                                     number(t_ref / t_tile), f"{rel:.3g}"])
+                out.flush()
+    if out:
+        out.close()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@
 # Runs the GPU test programs, the samples, compute-sanitizer's memcheck over
 # three of the tests (and racecheck over tile_ops_test, whose element-wise
 # operations place their own barriers), the SASS landmarks of the generated kernels and the
-# benchmarks found in BIN_DIR; writes one log per step into OUT_DIR and prints
+# benchmarks found in BIN_DIR (with their CSV records, and charts of them
+# where matplotlib is); writes one log per step into OUT_DIR and prints
 # a summary. NO_MEMCHECK=1 skips the memory checker. (Runs the programs directly, not through ctest, so only the
 # folder of programs has to travel.)
 set -uo pipefail
@@ -31,7 +32,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
@@ -85,13 +86,18 @@ if command -v cuobjdump >/dev/null; then
             sort | uniq -c; done"
 fi
 for bench in bench_launch bench_vector_add bench_rows bench_gemm bench_epilogue bench_gemm_softmax; do
-    have "$bench" && step "$bench" "$bench.md" "$bin/$bench"
+    have "$bench" && step "$bench" "$bench.md" "$bin/$bench" --csv "$out/$bench.csv"
 done
-have bench_gemm && step "bench_gemm (TILEPP_PATH=sm80)" bench_gemm_sm80.md env TILEPP_PATH=sm80 "$bin/bench_gemm"
+have bench_gemm && step "bench_gemm (TILEPP_PATH=sm80)" bench_gemm_sm80.md env TILEPP_PATH=sm80 "$bin/bench_gemm" --csv "$out/bench_gemm_sm80.csv"
 have mma90_test && step "mma90_test bench" mma90_bench.md "$bin/mma90_test" bench
 # FlashAttention against PyTorch SDPA, where the folder has the library and PyTorch is there
 if [ -f "$bin/libbench_attention_d128.so" ] && python3 -c "import torch" 2>/dev/null; then
-    step bench_attention bench_attention.md python3 "$(dirname "$0")/../../bench/bench_attention.py" "$bin/libbench_attention_d128.so" "$bin/libbench_attention_d64.so" "$bin/libbench_attention_d256.so"
+    step bench_attention bench_attention.md python3 "$(dirname "$0")/../../bench/bench_attention.py" "$bin/libbench_attention_d128.so" "$bin/libbench_attention_d64.so" "$bin/libbench_attention_d256.so" --csv "$out/bench_attention.csv"
+fi
+# The benchmarks' CSV records as charts (bench/plot.py), where matplotlib is
+# there; elsewhere, later: python3 bench/plot.py -o OUT_DIR/charts OUT_DIR
+if ls "$out"/*.csv >/dev/null 2>&1 && python3 -c "import matplotlib" 2>/dev/null; then
+    step charts charts.log python3 "$(dirname "$0")/../../bench/plot.py" -o "$out/charts" "$out"
 fi
 
 echo "== summary"
