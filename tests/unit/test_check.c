@@ -1,4 +1,5 @@
-/* test_check.c — the dependence check on the IR of small kernels. */
+/* test_check.c — the dependence check and the aliasing warning on the IR of
+ * small kernels. */
 #include "unit.h"
 
 #include <string.h>
@@ -71,9 +72,86 @@ static void other_buffer_ok(void **state)
 {
     (void)state;
     assert_true(check_source(one_loop("c[i] = a[i];")));
-    assert_true(check_source(one_loop("c[i] = a[i + 1] + a[i - 1];")));
     assert_int_equal(diag_error_count(), 0);
     assert_string_equal(unit_diag(), "");
+    /* no dependence (distinct parameters are distinct memory), but the
+     * aliasing warning: were a and c to overlap, the result would differ */
+    assert_true(check_source(one_loop("c[i] = a[i + 1] + a[i - 1];")));
+    assert_int_equal(diag_error_count(), 0);
+    assert_int_equal(diag_warning_count(), 1);
+}
+
+/* ---- the aliasing warning ---- */
+
+/* A kernel with the given parameters around `body` (in a loop over i < n). */
+static const char *params_loop(const char *params, const char *body)
+{
+    return aprintf("#pragma tile kernel\n"                 /* 1 */
+                   "void k(int n, %s)\n"                   /* 2 */
+                   "{\n"                                   /* 3 */
+                   "#pragma tile parallel\n"               /* 4 */
+                   "    for (int i = 1; i < n - 1; i++)\n" /* 5 */
+                   "        %s\n"                          /* 6 */
+                   "}\n",
+                   params, body);
+}
+
+/* The warnings of that kernel, with diagnostics captured afresh. */
+static int warnings_for(const char *params, const char *body)
+{
+    unit_teardown(NULL);
+    assert_int_equal(unit_setup(NULL), 0);
+    assert_true(check_source(params_loop(params, body)));
+    assert_int_equal(diag_error_count(), 0);
+    return diag_warning_count();
+}
+
+static void aliasing_warned_at_the_read(void **state)
+{
+    (void)state;
+    assert_int_equal(warnings_for("const float *x, float *y", "y[i] = x[i - 1] + x[i + 1];"), 1);
+    assert_string_equal(unit_diag_first_line(),
+                        "unit_input.c:6:16: warning: 'x' and 'y' may overlap: 'x[i - 1]' reads another element than "
+                        "'y[i]' writes, and if the caller's arrays overlap, the GPU (all iterations at once) computes "
+                        "other values than the C (one after another); declare them 'restrict' if they never do");
+    assert_true(unit_diag_has_line("unit_input.c:6:9: note: the write is here"));
+}
+
+static void aliasing_once_per_pair(void **state)
+{
+    (void)state;
+    /* x twice, z once: two pairs */
+    assert_int_equal(warnings_for("const float *x, const float *z, float *y", "y[i] = x[i - 1] + x[i + 1] + z[n - i];"),
+                     2);
+}
+
+static void aliasing_shapes_that_warn(void **state)
+{
+    (void)state;
+    assert_int_equal(warnings_for("const float *x, float *y", "y[i] = x[n - 1 - i];"), 1);
+    assert_int_equal(warnings_for("const float x[n], float *y", "y[i] = x[i + 1];"), 1);
+    assert_int_equal(warnings_for("const int *x, unsigned *y", "y[i] = x[i + 1];"), 1);
+    assert_int_equal(warnings_for("int m, const float x[n][m], float y[n][m]", "y[i][0] = x[0][i];"), 1);
+}
+
+static void aliasing_restrict_silences(void **state)
+{
+    (void)state;
+    assert_int_equal(warnings_for("const float *restrict x, float *y", "y[i] = x[i + 1];"), 0);
+    assert_int_equal(warnings_for("const float *x, float *restrict y", "y[i] = x[i + 1];"), 0);
+    assert_int_equal(warnings_for("const float x[restrict n], float *y", "y[i] = x[i + 1];"), 0);
+    assert_int_equal(warnings_for("int m, const float x[restrict n][m], float y[n][m]", "y[i][0] = x[0][i];"), 0);
+}
+
+static void aliasing_not_warned(void **state)
+{
+    (void)state;
+    /* element-wise, another element type, another rank, another layout, indirect */
+    assert_int_equal(warnings_for("const float *x, float *y", "y[i] = 2.0f * x[i];"), 0);
+    assert_int_equal(warnings_for("const double *x, float *y", "y[i] = (float)x[i + 1];"), 0);
+    assert_int_equal(warnings_for("int m, const float *b, float y[n][m]", "y[i][0] = b[i + 1];"), 0);
+    assert_int_equal(warnings_for("int m, const float x[m][n], float y[n][m]", "y[i][0] = x[0][i];"), 0);
+    assert_int_equal(warnings_for("const int *idx, const float *x, float *y", "y[i] = x[idx[i]];"), 0);
 }
 
 static void write_missing_collapsed_variable_flagged(void **state)
@@ -166,6 +244,11 @@ int main(void)
         UNIT_TEST(two_dimensional_dependence_flagged),
         UNIT_TEST(indirect_not_flagged),
         UNIT_TEST(non_affine_not_flagged),
+        UNIT_TEST(aliasing_warned_at_the_read),
+        UNIT_TEST(aliasing_once_per_pair),
+        UNIT_TEST(aliasing_shapes_that_warn),
+        UNIT_TEST(aliasing_restrict_silences),
+        UNIT_TEST(aliasing_not_warned),
     };
     return cmocka_run_group_tests_name("check", tests, NULL, NULL);
 }

@@ -400,6 +400,10 @@ static void record_escape(Walk *w, CXCursor ref)
 {
     const IrParam *p = param_of(w->b, clang_getCursorReferenced(ref));
     IrBuffer *tile = block_tile(w->b, ref);
+    if (tile && tile->space == SPACE_GLOBAL) { /* a tile refused at its declaration: said there */
+        w->failed = true;
+        return;
+    }
     if (tile) {
         error_at(loc_of(w->b, ref), "tile '%s' is used whole here; in code, use it element by element", tile->name);
         w->failed = true;
@@ -618,6 +622,11 @@ static void walk(Walk *w, CXCursor c, Use use)
     case CXCursor_VarDecl:
         if (clang_Cursor_getStorageClass(c) == CX_SC_Static) {
             refuse_in_body(w, c, "a static variable");
+            return;
+        }
+        if (device_array_refusal(c)) { /* each iteration's own array, on its thread */
+            error_at(loc_of(b, c), "%s", device_array_refusal(c));
+            w->failed = true;
             return;
         }
         walk_children(w, c, 99, USE_READ);

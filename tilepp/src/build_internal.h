@@ -48,6 +48,9 @@ CXCursor strip(CXCursor c);
 char *spelling(CXCursor c);
 ScalarKind scalar_kind(CXType t, int *size, bool *is_signed);
 IrType ir_type(CXType t);
+/* Why a local array of device code cannot be one on the GPU (variable
+ * length, or past a thread's local memory), or NULL. */
+const char *device_array_refusal(CXCursor var);
 void use_pragma(Builder *b, const Pragma *p);
 /* A statement of the IR made from the source statement `src`, honouring
  * pragma `p` (or NULL). */

@@ -185,6 +185,11 @@ static bool check_call(Closure *cl, CXCursor call)
         return true;
     CXCursor fn = clang_getCursorReferenced(call);
     if (clang_Cursor_isNull(fn) || kind_of(fn) != CXCursor_FunctionDecl) {
+        Children ch = children_of(call);
+        CXCursor callee = ch.n ? strip(ch.items[0]) : clang_getNullCursor();
+        CXCursor decl = kind_of(callee) == CXCursor_DeclRefExpr ? clang_getCursorReferenced(callee) : callee;
+        if (kind_of(decl) == CXCursor_ParmDecl && is_kernel_function(b, clang_getCursorSemanticParent(decl)))
+            return false; /* a kernel's function pointer parameter, refused as such (build_ir.c) */
         error_at(loc_of(b, call),
                  "a call through a function pointer: tilepp cannot tell which function it calls; kernels call "
                  "functions by name (the file's own, and the C math library)");
@@ -228,15 +233,13 @@ static const char *device_type_refusal(CXType t)
     }
 }
 
-/* CUDA's limit on a thread's local memory (arrays it indexes at run time
- * live there). */
-enum { LOCAL_BYTES_PER_THREAD = 512 * 1024 };
-
 /* Where device code introduces a value (a declaration, a literal, a cast, a
- * call's result), a type the GPU cannot hold as C does, or a local array it
- * cannot hold at all (variable length, or past the local memory of a
- * thread). Each cause is reported once, where it is introduced. */
-static void check_device_value(Closure *cl, CXCursor c)
+ * call's result), a type the GPU cannot hold as C does. Each cause is
+ * reported once, where it is introduced. Tiles are the block's, checked as
+ * tiles (build_tile.c). In the file's functions (not kernels, whose
+ * per-thread arrays build_body.c checks) also a local array the GPU cannot
+ * hold at all (device_array_refusal). */
+static void check_device_value(Closure *cl, CXCursor c, CXCursor parent)
 {
     Builder *b = cl->b;
     enum CXCursorKind k = kind_of(c);
@@ -246,21 +249,16 @@ static void check_device_value(Closure *cl, CXCursor c)
         introduces = !is_kernel_function(b, clang_getCursorSemanticParent(c));
     if (!introduces || spelled_in_tile_header(c))
         return;
-    CXType t =
-        k == CXCursor_CallExpr ? clang_getCursorResultType(clang_getCursorReferenced(c)) : clang_getCursorType(c);
+    const Attached *tile = k == CXCursor_VarDecl ? fe_attached_on(b->fe, parent) : NULL;
+    if (tile && (tile->pragma->kind == PRAGMA_SHARED || tile->pragma->kind == PRAGMA_FRAGMENT))
+        return;
     if (k == CXCursor_CallExpr && clang_Cursor_isNull(clang_getCursorReferenced(c)))
         return;
+    CXType t =
+        k == CXCursor_CallExpr ? clang_getCursorResultType(clang_getCursorReferenced(c)) : clang_getCursorType(c);
     const char *why = device_type_refusal(t);
-    bool local = k == CXCursor_VarDecl && clang_Cursor_getStorageClass(c) != CX_SC_Static &&
-                 kind_of(clang_getCursorSemanticParent(c)) == CXCursor_FunctionDecl;
-    CXType canon = clang_getCanonicalType(t);
-    if (!why && local && canon.kind == CXType_VariableArray)
-        why = aprintf("variable-length array '%s' in a kernel: CUDA has none; give it a constant size", spelling(c));
-    long long bytes = local ? clang_Type_getSizeOf(canon) : 0;
-    if (!why && bytes > LOCAL_BYTES_PER_THREAD)
-        why = aprintf("array '%s' of %lld bytes in a kernel: each GPU thread holds its own, and a thread has at most "
-                      "%d bytes of local memory",
-                      spelling(c), bytes, (int)LOCAL_BYTES_PER_THREAD);
+    if (!why && k == CXCursor_VarDecl && !is_kernel_function(b, clang_getCursorSemanticParent(c)))
+        why = device_array_refusal(c);
     if (!why)
         return;
     error_at(loc_of(b, c), "%s", why);
@@ -270,11 +268,10 @@ static void check_device_value(Closure *cl, CXCursor c)
 static enum CXChildVisitResult visit_references(CXCursor c, CXCursor parent, CXClientData data)
 {
     Closure *cl = data;
-    (void)parent;
     enum CXCursorKind k = kind_of(c);
     if (k == CXCursor_CallExpr && !check_call(cl, c))
         return CXChildVisit_Continue; /* refused: what it calls is not looked into */
-    check_device_value(cl, c);
+    check_device_value(cl, c, parent);
     /* A call's callee is a DeclRefExpr below it: calls need no case of their own. */
     if (k == CXCursor_DeclRefExpr || k == CXCursor_TypeRef || k == CXCursor_MemberRefExpr) {
         CXCursor d = clang_getCursorReferenced(c);

@@ -196,3 +196,23 @@ unsigned statement_end(const FrontEnd *fe, unsigned end)
 }
 
 bool is_kernel_local(Builder *b, CXCursor decl) { return in_cursor_list(&b->kernel_locals, decl); }
+
+/* CUDA's limit on a thread's local memory, where arrays it indexes at run
+ * time live. */
+enum { LOCAL_BYTES_PER_THREAD = 512 * 1024 };
+
+const char *device_array_refusal(CXCursor var)
+{
+    if (clang_Cursor_getStorageClass(var) == CX_SC_Static ||
+        kind_of(clang_getCursorSemanticParent(var)) != CXCursor_FunctionDecl)
+        return NULL; /* not a local: a table of the file, or a static (refused where it matters) */
+    CXType t = clang_getCanonicalType(clang_getCursorType(var));
+    if (t.kind == CXType_VariableArray)
+        return aprintf("variable-length array '%s' in a kernel: CUDA has none; give it a constant size", spelling(var));
+    long long bytes = t.kind == CXType_ConstantArray ? clang_Type_getSizeOf(t) : 0;
+    if (bytes > LOCAL_BYTES_PER_THREAD)
+        return aprintf("array '%s' of %lld bytes in a kernel: each GPU thread holds its own, and a thread has at most "
+                       "%d bytes of local memory",
+                       spelling(var), bytes, (int)LOCAL_BYTES_PER_THREAD);
+    return NULL;
+}

@@ -223,7 +223,16 @@ static void print_head(DiagLevel level, SrcLoc loc, const char *message)
     paint(RESET);
     if (level != DIAG_NOTE)
         paint(BOLD);
-    fputs(message, out());
+    size_t left = strlen(message);
+    for (const unsigned char *m = (const unsigned char *)message; left;) { /* source text in it: as quote_line */
+        int n = utf8_length(m, left);
+        if (n)
+            fwrite(m, 1, (size_t)n, out());
+        else
+            fprintf(out(), "<%02X>", *m);
+        m += n ? n : 1;
+        left -= n ? (size_t)n : 1;
+    }
     paint(RESET);
     fputc('\n', out());
 }

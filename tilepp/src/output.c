@@ -19,6 +19,11 @@ static bool write_temp(const char *path, const char *text, char **temp_out)
         error_at((SrcLoc){0}, "cannot create '%s': %s", path, strerror(errno));
         return false;
     }
+    /* mkstemp makes the file 0600; an output is made as a compiler makes
+     * one, 0666 less the umask (a header installed or read by others) */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "wb");
     size_t len = strlen(text);
     bool ok = f && fwrite(text, 1, len, f) == len;
