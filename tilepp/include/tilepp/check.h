@@ -17,10 +17,11 @@
  *                            tile_check_output(TILE_CHECK_F32, n, 1e-6)};
  *   int ok = tile_check_run("vector_add", args, 3, cpu, gpu, &n);   // prints PASS or FAIL
  *
- * runs cpu() on host buffers and gpu() on device buffers: inputs random and
- * the same on both sides, outputs poisoned before (so an element the kernel
- * does not write is still NaN afterwards) and checked after, together with
- * guard zones before and after each output that must stay untouched.
+ * (C; in C++ the p[i] need casts) runs cpu() on host buffers and gpu() on
+ * device buffers: inputs random and the same on both sides, outputs
+ * poisoned before (so an element the kernel does not write is still NaN
+ * afterwards) and checked after, together with guard zones before and
+ * after each output that must stay untouched.
  *
  * The parts, for harnesses of one's own:
  *   TILE_CHECK_CUDA(call)     a CUDA call that must succeed (else file:line, exit 1);
@@ -39,7 +40,7 @@
  *     either side holds a NaN, +inf when an infinity is not matched by the
  *     same infinity, so both fail every `err < tol`.
  *   tile_check_isclose / tile_check_allclose: numpy's allclose (and
- *     TileLang's assert_allclose): |out - ref| <= atol + rtol * |ref| for
+ *     TileLang's torch_assert_close): |out - ref| <= atol + rtol * |ref| for
  *     every element (ref is the reference: the test is not symmetric);
  *     infinities are close only to the same infinity; NaN is close to
  *     nothing unless equal_nan and both are NaN. A report gives the number
