@@ -446,6 +446,18 @@ typedef struct {
  * the GPU (findings/half_plus_half.c); off unless --f16-arith. */
 static int g_f16_arith;
 
+/* A conditional between a half or bfloat16 operand and one of another type
+ * (`c < n ? bias[c] : 0.0f`, also tile_max/tile_min) is translated into CUDA
+ * nvcc rejects (findings/ternary_16bit_float.c): such operands go through
+ * float, unless --mixed-ternary. */
+static int g_mixed_ternary;
+
+/* A 16-bit value about to meet a float in a conditional: through float. */
+static void as_float(void *exv);
+
+/* The casts a conditional's two operands need (see g_mixed_ternary). */
+static const char *tern1(int a16, int b16) { return a16 && a16 != b16 && !g_mixed_ternary ? "(float)" : ""; }
+
 typedef struct {
     leaf f[48];
     int nf;
@@ -564,6 +576,17 @@ static void exs(ex *e, const char *fmt, ...)
     memcpy(e->s, tmp, sizeof tmp);
 }
 
+static void as_float(void *exv)
+{
+    ex *e = exv;
+    if (!e->is16 || g_mixed_ternary)
+        return;
+    char tmp[EXMAX];
+    snprintf(tmp, sizeof tmp, "%s", e->s);
+    exs(e, "(float)%s", tmp);
+    e->is16 = 0;
+}
+
 static ex leaf_ex(const leaf *l)
 {
     ex e;
@@ -669,7 +692,10 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             {
                 static const char *const fns[] = {"fmaxf", "fminf", "fmaxf", "fminf", "tile_max", "tile_min"};
                 const char *fn = PICK(p, fns);
-                exs(&r, "%s(%s%s, %s)", fn, mix16(&a, &b, 0), a.s, b.s);
+                if (fn[0] == 't') /* a conditional */
+                    exs(&r, "%s(%s%s, %s%s)", fn, tern1(a.is16, b.is16), a.s, tern1(b.is16, a.is16), b.s);
+                else
+                    exs(&r, "%s(%s%s, %s)", fn, mix16(&a, &b, 0), a.s, b.s);
                 r.mag = fmax(a.mag, b.mag);
                 r.exact = a.exact && b.exact;
                 r.mulroot = fn[0] == 't' && (a.mulroot || b.mulroot);
@@ -706,7 +732,8 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             if (c->nc == 0)
                 continue;
             b = gen_f(p, c, depth - 1);
-            exs(&r, "(%s ? %s%s : %s)", c->cond[rnd(p, c->nc)], mix16(&a, &b, 0), a.s, b.s);
+            exs(&r, "(%s ? %s%s : %s%s)", c->cond[rnd(p, c->nc)], tern1(a.is16, b.is16), a.s, tern1(b.is16, a.is16),
+                b.s);
             r.mag = fmax(a.mag, b.mag);
             r.exact = a.exact && b.exact;
             r.mulroot = a.mulroot || b.mulroot;
@@ -718,8 +745,9 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             if (!strcmp(a.s, b.s))
                 continue;
             {
-                const char *m = mix16(&a, &b, 0);
-                exs(&r, "(%s%s %s %s ? %s%s : %s)", m, a.s, chance(p, 50) ? ">" : "<", b.s, m, a.s, b.s);
+                const char *ma = a.is16 && a.is16 != b.is16 ? tern1(a.is16, b.is16) : mix16(&a, &b, 0);
+                const char *mb = tern1(b.is16, a.is16);
+                exs(&r, "(%s%s %s %s ? %s%s : %s%s)", ma, a.s, chance(p, 50) ? ">" : "<", b.s, ma, a.s, mb, b.s);
             }
             r.mag = fmax(a.mag, b.mag);
             r.exact = a.exact && b.exact;
@@ -1518,6 +1546,7 @@ static void reduce_update(prog *p, const ctx *c, const redvar *v, param *stats, 
     case RV_MIN: {
         ex e = gen_f(p, c, (int)rnd_range(p, 0, 2));
         const char *fn = v->kind == RV_MAX ? "fmaxf" : "fminf", *cmp = v->kind == RV_MAX ? ">" : "<";
+        as_float(&e);
         note(stats, &e);
         switch (rnd(p, 5)) {
         case 0:
@@ -2019,6 +2048,7 @@ static void step_reduce(grid *g)
             lvl[k] = a.lvl;
         } else if (kind <= 3) {
             terms[k] = gen_f(p, &c, (int)rnd_range(p, 0, 2));
+            as_float(&terms[k]);
             mag[k] = terms[k].mag;
             exact[k] = terms[k].exact;
             lvl[k] = terms[k].lvl;
@@ -2668,14 +2698,18 @@ static void fam_gemm(prog *p)
         use_res = 0;
     if (variant == 2)
         use_bias = 0;
+    int bias_t = ET_F32, res_t = ET_F32;
     if (use_alpha) {
         add_flt(p, "alpha", nice_value(p, 1));
         ctx_f(&c, 3, 1, 0, 0, "alpha");
     }
     if (use_bias)
-        add_vec(p, "bias", pick_float_type(p), ROLE_IN, N, "N")->keep = 1;
+        bias_t = add_vec(p, "bias", pick_float_type(p), ROLE_IN, N, "N")->et;
+    if (use_bias)
+        p->par[p->npar - 1].keep = 1;
     if (use_res) {
         int rt = pick_float_type(p);
+        res_t = rt;
         add_arr(p, "R", rt, ROLE_IN, batch * M * N, "const %s R%s[M][N]", et_c[rt], bdim)->keep = 1;
     }
     /* the outputs */
@@ -2862,13 +2896,13 @@ static void fam_gemm(prog *p)
             if (use_alpha)
                 ln(p, "v = v * alpha;");
             if (use_bias)
-                ln(p, "v += c < N ? bias[c] : 0.0f;");
+                ln(p, "v += c < N ? %sbias[c] : 0.0f;", tern1(bias_t == ET_F32 ? 0 : bias_t, 0));
             if (use_res) {
                 if (chance(p, 50)) {
                     ln(p, "if (r < M && c < N)");
                     ln(p, "    v += R%s[r][c];", bsel);
                 } else {
-                    ln(p, "v += r < M && c < N ? R%s[r][c] : 0.0f;", bsel);
+                    ln(p, "v += r < M && c < N ? %sR%s[r][c] : 0.0f;", tern1(res_t == ET_F32 ? 0 : res_t, 0), bsel);
                 }
             }
             if (second_frag)
@@ -3015,10 +3049,11 @@ static void tile_frag_ew(prog *p)
     add_mat(p, "X", xt, ROLE_IN, M * N, "M", "N")->keep = 1;
     int x2 = chance(p, 40), bias = chance(p, 30);
     int x2t = pick_float_type(p);
+    int bias_t = pick_float_type(p);
     if (x2)
         add_mat(p, "X2", x2t, ROLE_IN, M * N, "M", "N");
     if (bias)
-        add_vec(p, "bias", pick_float_type(p), ROLE_IN, N, "N");
+        add_vec(p, "bias", bias_t, ROLE_IN, N, "N");
     int yt = pick_out_type(p) == ET_I32 ? ET_F32 : pick_float_type(p);
     param *Y = add_mat(p, "Y", yt, ROLE_OUT, M * N, "M", "N");
     param *Z = two ? add_mat(p, "Z", pick_float_type(p), ROLE_OUT, M * N, "M", "N") : NULL;
@@ -3076,9 +3111,9 @@ static void tile_frag_ew(prog *p)
     ctx_f(&c, 1, 1, 1, 0, "(float)(i - j) * 0.0078125f");
     int need_c = bias || x2, need_r = x2;
     if (bias)
-        ctx_f(&c, 1, 1, 0, 0, "(c < N ? bias[c] : 0.0f)");
+        ctx_f(&c, 1, 1, 0, 0, "(c < N ? %sbias[c] : 0.0f)", tern1(bias_t == ET_F32 ? 0 : bias_t, 0));
     if (x2)
-        ctx_f(&c, 1, 1, 0, 0, "(r < M && c < N ? X2[r][c] : 0.0f)");
+        ctx_f(&c, 1, 1, 0, 0, "(r < M && c < N ? %sX2[r][c] : 0.0f)", tern1(x2t == ET_F32 ? 0 : x2t, 0));
     /* one or two loops over the fragments' elements */
     int loops = (int)rnd_range(p, 1, 2);
     param fake = {0};
@@ -4188,7 +4223,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: difftest_gen --out DIR [--seed S] [--count N] [--first F] [--per-file K | --groups G]\n"
                     "                    [--tilepp PATH [--jobs J] [--timeout SECONDS] [--keep]] [--family LIST]\n"
-                    "                    [--stem NAME] [--f16-arith]\n"
+                    "                    [--stem NAME] [--f16-arith] [--mixed-ternary]\n"
                     "  --family LIST   comma-separated: parallel, reduce, grid, tile, gemm (default: all)\n");
     exit(2);
 }
@@ -4247,6 +4282,8 @@ int main(int argc, char **argv)
             keep = 1;
         else if (!strcmp(a, "--f16-arith"))
             g_f16_arith = 1;
+        else if (!strcmp(a, "--mixed-ternary"))
+            g_mixed_ternary = 1;
         else
             usage();
 #undef ARG
