@@ -46,6 +46,10 @@ have attention_test_d256 && step "attention_test_d256 (TILEPP_PATH=sm80)" attent
 have attention_test_bf16 && step "attention_test_bf16 (TILEPP_PATH=sm80)" attention_test_bf16_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_bf16"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm80)" tile_ops_test_sm80.log env TILEPP_PATH=sm80 "$bin/tile_ops_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90.log env TILEPP_PATH=sm90 "$bin/tile_ops_test"
+# Random programs (tests/difftest): every kernel against its CPU reference, on
+# the device's own path and on the sm_80 kernels.
+have difftest_gpu && step difftest_gpu difftest_gpu.log "$bin/difftest_gpu"
+have difftest_gpu && step "difftest_gpu (TILEPP_PATH=sm80)" difftest_gpu_sm80.log env TILEPP_PATH=sm80 "$bin/difftest_gpu"
 for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample rows_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
@@ -109,4 +113,7 @@ for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 ti
     attention_test_d64_sm80 attention_test_d256 attention_test_d256_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test \
     tile_ops_test_jit reduce_test_jit consumer_app; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
+done
+for t in difftest_gpu difftest_gpu_sm80; do
+    [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED|TIMEOUT' "$out/$t.log" | tail -1)"
 done
