@@ -14,16 +14,20 @@
  * Program F + k depends only on (S, F + k): `--first 42 --count 1`
  * regenerates program 42 of a seed alone.
  *
- * With --tilepp, every program is first written alone to DIR/single/ and
- * translated there (J at a time, each limited to T seconds). A program the
- * translator accepts goes into the group files and the table; one it refuses
- * (exit 1 with at least one located `file:line:col: error:` and no output
- * left behind) goes to DIR/refused/ with its diagnostics, and into
- * DIR/refused_all.c (all of them, for the C compiler's syntax check); any
- * other outcome (a crash, a hang, another exit status, an exit 1 without a
- * located error, outputs left behind, a sanitizer report) is a failure: the
- * program is kept in DIR/failures/ with what happened, and the generator
- * exits 1. Then each group file is translated too, as the GPU build will.
+ * With --tilepp, the programs are translated K to a file (J translations at
+ * a time, each limited to T seconds; translate_grouped): a file that
+ * translates settles its programs; in a refused file the programs its located
+ * errors point into are translated alone (DIR/single/NAME.c), and the file
+ * again without them. With --single every program is translated alone. A
+ * program the translator accepts goes into the group files and the table;
+ * one it refuses (exit 1 with at least one located `file:line:col: error:`
+ * and no output left behind) goes to DIR/refused/ with its diagnostics, and
+ * into DIR/refused_all.c (all of them, for the C compiler's syntax check);
+ * any other outcome (a crash, a hang, another exit status, an exit 1 without
+ * a located error, outputs left behind, a sanitizer report) is a failure:
+ * the program (or the file) is kept in DIR/failures/ with what happened, and
+ * the generator exits 1. Then the final group files are translated too, as
+ * the GPU build will.
  * DIR/summary.txt (also printed) counts the outcomes per family and groups
  * the refusals by message.
  *
@@ -582,7 +586,7 @@ static void as_float(void *exv)
     if (!e->is16 || g_mixed_ternary)
         return;
     char tmp[EXMAX];
-    snprintf(tmp, sizeof tmp, "%s", e->s);
+    memcpy(tmp, e->s, sizeof tmp);
     exs(e, "(float)%s", tmp);
     e->is16 = 0;
 }
@@ -4049,6 +4053,7 @@ static pid_t spawn_tilepp(const char *tilepp, const char *src, const char *outdi
     if (pid < 0)
         die("fork: %s", strerror(errno));
     if (pid == 0) {
+        setpgid(0, 0); /* its own process group: a hung translation is killed whole */
         int fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644), null = open("/dev/null", O_WRONLY);
         if (fd < 0 || null < 0)
             _exit(126);
@@ -4062,7 +4067,15 @@ static pid_t spawn_tilepp(const char *tilepp, const char *src, const char *outdi
 
 /* The located errors of `err` about `file` (its base name): the number of
  * them; the first message goes to `first`. */
+static int located_errors_at(const char *err, const char *file, char *first, size_t len, int *lines, int max_lines);
+
 static int located_errors(const char *err, const char *file, char *first, size_t len)
+{
+    return located_errors_at(err, file, first, len, NULL, 0);
+}
+
+/* The same, also giving the line of each (the first max_lines). */
+static int located_errors_at(const char *err, const char *file, char *first, size_t len, int *lines, int max_lines)
 {
     const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
     int n = 0;
@@ -4085,6 +4098,8 @@ static int located_errors(const char *err, const char *file, char *first, size_t
                 size_t plen = (size_t)(q - 1 - line);
                 size_t blen = strlen(base);
                 if (plen >= blen && !strncmp(q - 1 - blen, base, blen)) {
+                    if (lines && n < max_lines)
+                        lines[n] = atoi(q);
                     if (n++ == 0) {
                         size_t ml = l - (size_t)(e + 9 - line);
                         snprintf(first, len, "%.*s", (int)ml, e + 9);
@@ -4205,6 +4220,7 @@ static void run_tasks(const char *tilepp, task *t, int n, int jobs, double timeo
         double now = now_s();
         for (int i = 0; i < next; i++)
             if (!t[i].done && now - t[i].start > timeout) {
+                kill(-t[i].pid, SIGKILL);
                 kill(t[i].pid, SIGKILL);
                 waitpid(t[i].pid, &status, 0);
                 classify(&t[i].res, status, 1, timeout, t[i].src, t[i].outdir, t[i].stem, t[i].errfile);
@@ -4217,14 +4233,181 @@ static void run_tasks(const char *tilepp, task *t, int n, int jobs, double timeo
     }
 }
 
+/* Translates the programs many to a file (per_file), as a user's file of
+ * kernels and as the GPU build sees them, and alone only where needed: a file
+ * that translates settles all its programs; in a refused file the programs
+ * the located errors point into are translated alone (where each must be
+ * refused again, with its own located errors) and the file is translated
+ * again without them; a file that fails otherwise (a crash, a hang, ...) is a
+ * failure itself, kept in failures/, and its programs are translated alone.
+ * Fills tasks[i].res for every program; returns the number of failed files. */
+static int translate_grouped(const char *tilepp, prog **progs, task *tasks, int count, int per_file, int jobs,
+                             double timeout, const char *out, sb *summary)
+{
+    typedef struct {
+        int *idx, n;
+    } grp;
+    grp *gs = calloc((size_t)count + 1, sizeof *gs), *next = calloc((size_t)count + 1, sizeof *next);
+    char(*suspect)[512] = calloc((size_t)count + 1, sizeof *suspect); /* refused within a file: the message */
+    int ng = 0, nfailed = 0;
+    char work[1024], failed_dir[1024];
+    path_join(work, sizeof work, out, "work");
+    path_join(failed_dir, sizeof failed_dir, out, "failures");
+    if (!gs || !next || !suspect)
+        die("out of memory");
+    for (int i = 0; i < count; i += per_file) {
+        gs[ng].n = count - i < per_file ? count - i : per_file;
+        gs[ng].idx = malloc((size_t)gs[ng].n * sizeof(int));
+        for (int k = 0; k < gs[ng].n; k++)
+            gs[ng].idx[k] = i + k;
+        ng++;
+    }
+    for (int round = 0; ng > 0; round++) {
+        task *gt = calloc((size_t)ng, sizeof *gt);
+        char(*gsrc)[1024] = calloc((size_t)ng, sizeof *gsrc);
+        int **starts = calloc((size_t)ng, sizeof *starts);
+        int nnext = 0;
+        for (int g = 0; g < ng; g++) {
+            if (gs[g].n == 1) { /* alone: its own file */
+                gt[g] = tasks[gs[g].idx[0]];
+                continue;
+            }
+            sb text = {0};
+            int line = 1;
+            starts[g] = malloc(((size_t)gs[g].n + 1) * sizeof(int));
+            sb_printf(&text,
+                      "/* difftest: %d programs translated together (round %d) */\n#include <math.h>\n"
+                      "#include <tilepp/tile.h>\n\n",
+                      gs[g].n, round);
+            for (const char *c = sb_str(&text); *c; c++)
+                line += *c == '\n';
+            /* the programs, recording the first line of each */
+            for (int k = 0; k < gs[g].n; k++) {
+                size_t before = text.len;
+                starts[g][k] = line;
+                prog_text(progs[gs[g].idx[k]], &text, 0);
+                sb_printf(&text, "\n");
+                for (size_t c = before; c < text.len; c++)
+                    line += text.p[c] == '\n';
+            }
+            starts[g][gs[g].n] = line;
+            xsnprintf(gt[g].stem, sizeof gt[g].stem, "file_r%d_%d", round, g);
+            xsnprintf(gsrc[g], sizeof gsrc[g], "%s/%s.c", work, gt[g].stem);
+            write_file(gsrc[g], sb_str(&text));
+            sb_free(&text);
+            gt[g].src = gsrc[g];
+            xsnprintf(gt[g].outdir, sizeof gt[g].outdir, "%s/%s", work, gt[g].stem);
+            xsnprintf(gt[g].errfile, sizeof gt[g].errfile, "%s/%s.err", work, gt[g].stem);
+        }
+        run_tasks(tilepp, gt, ng, jobs, timeout * 2);
+        for (int g = 0; g < ng; g++) {
+            result *r = &gt[g].res;
+            if (gs[g].n == 1) {
+                int m = gs[g].idx[0];
+                tasks[m].res = *r;
+                if (suspect[m][0] && r->outcome == OUT_ACCEPTED) {
+                    tasks[m].res.outcome = OUT_FAILED;
+                    xsnprintf(tasks[m].res.why, sizeof tasks[m].res.why,
+                              "refused inside a file of programs (%s) but translates alone", suspect[m]);
+                }
+                free(gs[g].idx);
+                continue;
+            }
+            if (r->outcome == OUT_ACCEPTED) {
+                for (int k = 0; k < gs[g].n; k++) {
+                    int m = gs[g].idx[k];
+                    tasks[m].res.outcome = OUT_ACCEPTED;
+                    tasks[m].res.err = calloc(1, 1);
+                }
+                remove_dir_files(gt[g].outdir);
+                rmdir(gt[g].outdir);
+                unlink(gt[g].errfile);
+                unlink(gsrc[g]);
+                free(gs[g].idx);
+                free(r->err);
+            } else {
+                int lines[64], nl = 0;
+                char first[400];
+                if (r->outcome == OUT_REFUSED)
+                    nl = located_errors_at(r->err, gsrc[g], first, sizeof first, lines, 64);
+                else {
+                    /* a failed file is a failure in itself */
+                    char buf[1024];
+                    sb text = {0};
+                    make_dir(failed_dir);
+                    xsnprintf(buf, sizeof buf, "%s/%s.c", failed_dir, gt[g].stem);
+                    char *src = read_file(gsrc[g]);
+                    write_file(buf, src ? src : "");
+                    free(src);
+                    sb_printf(&text, "%s\n--- stderr ---\n%s", r->why, r->err);
+                    xsnprintf(buf, sizeof buf, "%s/%s.txt", failed_dir, gt[g].stem);
+                    write_file(buf, sb_str(&text));
+                    sb_free(&text);
+                    sb_printf(summary, "FAILED a file of %d programs: %s (kept in %s/%s.c); its programs go alone\n",
+                              gs[g].n, r->why, failed_dir, gt[g].stem);
+                    nfailed++;
+                }
+                int *hit = calloc((size_t)gs[g].n, sizeof *hit), any = 0;
+                for (int e = 0; e < nl && e < 64; e++)
+                    for (int k = 0; k < gs[g].n; k++)
+                        if (lines[e] >= starts[g][k] && lines[e] < starts[g][k + 1]) {
+                            hit[k] = any = 1;
+                            int m = gs[g].idx[k];
+                            if (!suspect[m][0])
+                                xsnprintf(suspect[m], sizeof suspect[m], "%.400s", first);
+                        }
+                /* alone: the programs hit (all, when none could be told) */
+                grp rest = {malloc((size_t)gs[g].n * sizeof(int)), 0};
+                for (int k = 0; k < gs[g].n; k++) {
+                    int m = gs[g].idx[k];
+                    if (hit[k] || !any) {
+                        next[nnext].idx = malloc(sizeof(int));
+                        next[nnext].idx[0] = m;
+                        next[nnext++].n = 1;
+                    } else {
+                        rest.idx[rest.n++] = m;
+                    }
+                }
+                if (rest.n)
+                    next[nnext++] = rest;
+                else
+                    free(rest.idx);
+                free(hit);
+                free(gs[g].idx);
+                if (r->outcome == OUT_REFUSED) {
+                    remove_dir_files(gt[g].outdir);
+                    rmdir(gt[g].outdir);
+                    unlink(gt[g].errfile);
+                    unlink(gsrc[g]);
+                }
+                free(r->err);
+            }
+        }
+        for (int g = 0; g < ng; g++)
+            free(starts[g]);
+        free(starts);
+        free(gt);
+        free(gsrc);
+        grp *t = gs;
+        gs = next;
+        next = t;
+        ng = nnext;
+    }
+    free(gs);
+    free(next);
+    free(suspect);
+    return nfailed;
+}
+
 /* ---- main ----------------------------------------------------------------------------- */
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: difftest_gen --out DIR [--seed S] [--count N] [--first F] [--per-file K | --groups G]\n"
-                    "                    [--tilepp PATH [--jobs J] [--timeout SECONDS] [--keep]] [--family LIST]\n"
-                    "                    [--stem NAME] [--f16-arith] [--mixed-ternary]\n"
-                    "  --family LIST   comma-separated: parallel, reduce, grid, tile, gemm (default: all)\n");
+    fprintf(stderr,
+            "usage: difftest_gen --out DIR [--seed S] [--count N] [--first F] [--per-file K | --groups G]\n"
+            "                    [--tilepp PATH [--jobs J] [--timeout SECONDS] [--keep] [--single]] [--family LIST]\n"
+            "                    [--stem NAME] [--f16-arith] [--mixed-ternary]\n"
+            "  --family LIST   comma-separated: parallel, reduce, grid, tile, gemm (default: all)\n");
     exit(2);
 }
 
@@ -4238,7 +4421,7 @@ typedef struct {
 int main(int argc, char **argv)
 {
     unsigned long long seed = 1;
-    int count = 100, first = 0, per_file = 25, groups = 0, jobs = 2, keep = 0;
+    int count = 100, first = 0, per_file = 25, groups = 0, jobs = 2, keep = 0, single = 0;
     double timeout = 60;
     const char *out = NULL, *tilepp = NULL, *stem = "dt_group";
     unsigned fam_mask = (1u << NFAM) - 1;
@@ -4280,6 +4463,8 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--keep"))
             keep = 1;
+        else if (!strcmp(a, "--single"))
+            single = 1;
         else if (!strcmp(a, "--f16-arith"))
             g_f16_arith = 1;
         else if (!strcmp(a, "--mixed-ternary"))
@@ -4324,7 +4509,10 @@ int main(int argc, char **argv)
             xsnprintf(tasks[i].errfile, sizeof tasks[i].errfile, "%s/%s.err", work, progs[i]->name);
         }
         double t0 = now_s();
-        run_tasks(tilepp, tasks, count, jobs, timeout);
+        if (single)
+            run_tasks(tilepp, tasks, count, jobs, timeout);
+        else
+            failures += translate_grouped(tilepp, progs, tasks, count, per_file, jobs, timeout, out, &summary);
         double elapsed = now_s() - t0;
 
         /* buckets */
@@ -4391,7 +4579,9 @@ int main(int argc, char **argv)
         sb_free(&refused_all);
 
         int total[3] = {0};
-        sb_printf(&summary, "translated one program a file with %s (%d at a time): %.1f s\n\n", tilepp, jobs, elapsed);
+        sb_printf(&summary, "translated %s with %s (%d at a time): %.1f s\n\n",
+                  single ? "one program a file" : "the programs in files, alone where a file was refused", tilepp, jobs,
+                  elapsed);
         sb_printf(&summary, "%-10s %9s %11s %8s %7s\n", "family", "programs", "translated", "refused", "failed");
         for (int f = 0; f < NFAM; f++) {
             int all = counts[f][0] + counts[f][1] + counts[f][2];

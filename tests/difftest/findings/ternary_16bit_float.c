@@ -8,7 +8,7 @@
  * runtime's tile_half, which converts from float (a constructor) and to float
  * (operator float): nvcc then finds the conversion ambiguous:
  *
-^ *   ternary_16bit_float.c(34): error: ambiguous "?" operation: second operand
+ *   ternary_16bit_float.c(34): error: ambiguous "?" operation: second operand
  *   of type "const half" can be converted to third operand type "float", and
  *   vice versa
  *

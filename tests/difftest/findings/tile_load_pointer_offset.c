@@ -5,7 +5,7 @@
  * vector) is a 1-D array or an element pointer (`const float *x`, `x + off`,
  * a row `A[i]`)", and tile.h implements the CPU side. tilepp answers:
  *
- *   tile_load_pointer_offset.c:28:23: error: argument 2 of 'tile_load' with a
+ *   tile_load_pointer_offset.c:29:23: error: argument 2 of 'tile_load' with a
  *   1-D tile must be a vector parameter (a pointer such as 'const float *x',
  *   a 1-D array, or a row of a parameter such as 'X[b]')
  *

@@ -6,10 +6,16 @@
  * block's shared tiles (pragmas/README.md, "Statements of a block"). With a
  * shared tile element as an argument, tilepp answers:
  *
- *   tile_min_shared_in_macro.c:31:20: error: shared tile 'Ts' is used inside
+ *   tile_min_shared_in_macro.c:38:41: error: shared tile 'Ts' is used inside
  *   a macro here; write the access out in the code
  *
- * Clean refusal (located, exit 1), but of a construct the reference
+ * The same for a fragment's element in a loop over the fragment (second
+ * kernel), where the message even calls the fragment a shared tile:
+ *
+ *   tile_min_shared_in_macro.c:53:27: error: shared tile 'F' is used inside
+ *   a macro here; write the access out in the code
+ *
+ * Clean refusals (located, exit 1), but of a construct the reference
  * accepts; written out (`Ts[i][j] < 0.5f ? Ts[i][j] : 0.5f`) it translates.
  * Expected: tile_min/tile_max over a shared tile element translate like the
  * conditional they expand to (they are the language's own macros), or the
@@ -30,5 +36,21 @@ void clamp_tile(int M, int N, const half X[M][N], float Y[M][N])
             for (int j = 0; j < 64; j++)
                 if (by * 32 + i < M && j < N)
                     Y[by * 32 + i][j] = tile_min((float)Ts[i][j], 0.5f);
+    }
+}
+
+#pragma tile kernel threads(128)
+void clamp_fragment(int M, int N, const float X[M][N], float Y[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++) {
+#pragma tile fragment
+        float F[64][64];
+        tile_load(F, X, by * 64, 0, M, N);
+#pragma tile parallel
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < 64; j++)
+                F[i][j] = tile_max(F[i][j], -0.5f);
+        tile_store(Y, F, by * 64, 0, M, N);
     }
 }
