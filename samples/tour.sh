@@ -15,13 +15,19 @@
 # status, seconds) and a compact language reference. Exit status 1 when any
 # section FAILED; SKIPPED sections (no GPU, no cuobjdump) are fine.
 #
+# Sections have ids (`tour.sh BUILD --list`); `tour.sh BUILD ID...` runs
+# only those (`./run tour ID...` too). Colour only on a terminal (NO_COLOR
+# turns it off).
+#
 # Example:  cmake -S . -B build -G Ninja && cmake --build build
 #           samples/tour.sh build
+#           samples/tour.sh build gemm-run profiler
 
 set -u
 
-if [ $# -ne 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-    echo "usage: $0 <build-dir>   (a configured and built tilepp build tree)" >&2
+if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
+    echo "usage: $0 <build-dir> [SECTION...]   (a configured and built tilepp build tree;" >&2
+    echo "       sections: $0 <build-dir> --list; default: all)" >&2
     exit 2
 fi
 if [ ! -d "$1" ]; then
@@ -32,12 +38,28 @@ fi
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$(cd "$1" && pwd)
+shift
+WANTED=("$@") # section ids to run; none: all
 BIN="$BUILD/bin"
 TILEPP="$BIN/tilepp"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tilepp-tour.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 SKIP=77 # a section returns this to say SKIPPED
+
+# Colour only on a terminal, and never with NO_COLOR set.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+    C_OK=$'\e[32m' C_FAIL=$'\e[1;31m' C_SKIP=$'\e[33m' C_HEAD=$'\e[1m' C_END=$'\e[0m'
+else
+    C_OK='' C_FAIL='' C_SKIP='' C_HEAD='' C_END=''
+fi
+paint() { # paint STATUS: the word in its colour
+    case $1 in
+        OK) printf '%s%s%s' "$C_OK" "$1" "$C_END" ;;
+        FAILED) printf '%s%s%s' "$C_FAIL" "$1" "$C_END" ;;
+        *) printf '%s%s%s' "$C_SKIP" "$1" "$C_END" ;;
+    esac
+}
 
 # ---- the runner ------------------------------------------------------------
 
@@ -49,13 +71,26 @@ now() {
 
 rule() { printf '%*s\n' 78 '' | tr ' ' "${1:--}"; }
 
-# section "title" function [args...]
+IDS=() # every section's id, in order, for --list
+
+# Whether section `id` was asked for (all are, when none was named).
+wanted() {
+    [ ${#WANTED[@]} -eq 0 ] && return 0
+    local w
+    for w in "${WANTED[@]}"; do [ "$w" = "$1" ] && return 0; done
+    return 1
+}
+
+# section id "title" function [args...]
 section() {
-    local title=$1
-    shift
+    local id=$1 title=$2
+    shift 2
+    IDS+=("$id")
+    [ "${LISTING:-0}" = 1 ] && { printf '  %-16s %s\n' "$id" "$title"; return 0; }
+    wanted "$id" || return 0
     echo
     rule '='
-    echo "== $title"
+    echo "${C_HEAD}== $title${C_END}   [$id]"
     rule '='
     local start end rc status
     start=$(now)
@@ -69,7 +104,7 @@ section() {
     esac
     local secs
     secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
-    echo "-- $title: $status ($secs s)"
+    echo "-- $title: $(paint "$status") ($secs s)"
     NAMES+=("$title")
     STATUSES+=("$status")
     SECONDS_TAKEN+=("$secs")
@@ -299,6 +334,64 @@ sec_gemm_landmarks() {
     { "$cuobjdump" -res-usage "$exe" 2>/dev/null | grep -E 'Function|REG' | sed 's/^/  /' | head -n 20; } || true
 }
 
+# What this machine has: the GPU, the driver, the CUDA toolkit, libclang,
+# the host compilers; what is missing only skips the sections that need it.
+sec_environment() {
+    echo "tilepp:       $("$TILEPP" --version 2>/dev/null | head -n 1 || echo "not built ($TILEPP)")"
+    "$TILEPP" --version 2>/dev/null | sed -n '2,$p' | sed 's/^/              /'
+    local nvcc
+    nvcc=$(command -v nvcc || true)
+    [ -n "$nvcc" ] || [ ! -x /usr/local/cuda/bin/nvcc ] || nvcc=/usr/local/cuda/bin/nvcc
+    if [ -n "$nvcc" ]; then
+        echo "CUDA toolkit: $("$nvcc" --version | grep -o 'release [0-9.]*, V[0-9.]*' || echo '?') ($nvcc)"
+    else
+        echo "CUDA toolkit: no nvcc found (samples and GPU tests are not built)"
+    fi
+    echo "C compiler:   $(${CC:-cc} --version 2>/dev/null | head -n 1 || echo 'none')"
+    if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+        nvidia-smi --query-gpu=index,name,compute_cap,driver_version,memory.total \
+            --format=csv,noheader 2>/dev/null | while IFS=, read -r i name cc driver mem; do
+            echo "GPU $i:        $name, compute capability$cc, driver$driver,$mem"
+        done
+    else
+        echo "GPU:          none visible (nvidia-smi absent or no device): GPU runs are skipped"
+    fi
+    local cuobjdump
+    if cuobjdump=$(find_cuobjdump); then echo "cuobjdump:    $cuobjdump"; else echo "cuobjdump:    not found (SASS landmarks are skipped)"; fi
+}
+
+# The launchers' profiler on the GEMM sample: TILEPP_PROFILE=1 times every
+# call with CUDA events and prints a table per kernel at exit.
+sec_profiler() {
+    local exe="$BIN/gemm_sample"
+    if [ ! -x "$exe" ]; then
+        cuda_in_build || { echo "not built: this build found no CUDA compiler (nvcc)"; return $SKIP; }
+        echo "no sample driver at $exe"
+        return 1
+    fi
+    echo "\$ TILEPP_PROFILE=1 $(basename "$exe")     (the table is printed on stderr at exit)"
+    TILEPP_PROFILE=1 "$exe" >"$TMP/prof.out" 2>"$TMP/prof.err" || { cat "$TMP/prof.out" "$TMP/prof.err"; return 1; }
+    if grep -q '^GPU: skipped' "$TMP/prof.out"; then
+        echo "(no CUDA device here: nothing to time)"
+        return $SKIP
+    fi
+    sed -n '/^tilepp profile/,$p' "$TMP/prof.err"
+    grep -q '^tilepp profile' "$TMP/prof.err" || { echo "FAILED: no profile table on stderr"; return 1; }
+    echo
+    echo "TILEPP_PROFILE=nvtx gives only NVTX ranges (named 'kernel (file.c:LINE)') for Nsight Systems;"
+    echo "TILEPP_DEBUG=1 makes every call wait for its kernels, so a fault is returned by the call that caused it."
+}
+
+# tilepp inspect: per kernel and architecture, the instructions that say the
+# code is what it should be (tensor cores, async copies, barriers, matrix
+# loads) and its registers, shared memory and spills; SASS when nvdisasm or
+# cuobjdump is found, PTX and ptxas otherwise.
+sec_inspect() {
+    cuda_in_build || { echo "no CUDA compiler (nvcc) in this build: nothing to compile and inspect"; return $SKIP; }
+    echo "\$ tilepp inspect samples/gemm.c --arch 90a"
+    "$TILEPP" inspect "$REPO/samples/gemm.c" --arch 90a
+}
+
 reference() {
     cat <<'EOF'
 tilepp language reference (compact; the manual is pragmas/README.md)
@@ -306,6 +399,8 @@ tilepp language reference (compact; the manual is pragmas/README.md)
 Pragmas (each applies to the next statement or declaration):
   tile kernel [threads(N)]             function -> __global__ kernel + launchers
                                        NAME_gpu(...), NAME_gpu_stream(..., stream)
+     [flops(E)] [bytes(E)]             work per call over scalar parameters, for
+                                       the profiler's TFLOP/s and GB/s
   tile parallel [vector(V)]            for nest -> iterations over the whole grid
                                        (in a grid block: over the block's threads);
                                        a perfect nest is collapsed; V consecutive
@@ -341,6 +436,8 @@ with fragment work between them (samples/flash_attention.c).
 Code paths: sm_80 (mma.sync, ldmatrix, cp.async; runs on Hopper too) and, for
 GEMM-shaped grids, sm_90a (TMA + mbarrier pipeline, wgmma, warp-specialized,
 persistent), picked at launch; TILEPP_PATH=sm80|sm90 overrides.
+Run time: TILEPP_PROFILE=1 (a table per kernel at exit; =nvtx: NVTX ranges
+only), TILEPP_DEBUG=1 (each call waits, so a fault names its kernel).
 
 Usage: tilepp x.c -o x.tile.cu [--header x.tile.h] [--arch 80,90a]; in CMake:
   tile_add_kernels(<target> SOURCES x.c ARCH 80 90a), then #include "x.tile.h".
@@ -349,36 +446,54 @@ EOF
 
 # ---- the tour ------------------------------------------------------------
 
-echo "tilepp tour: repository $REPO, build $BUILD"
+all_sections() {
+    section environment "environment: GPU, driver, toolkit, libclang" sec_environment
+    section translator "translator" sec_translator
+    local sample
+    for sample in vector_add bias_gelu; do
+        section "$sample" "$sample: source and generated code" sec_translate "$sample"
+        section "$sample-run" "$sample: run" sec_run "$sample"
+    done
+    section landmarks "landmarks (SASS)" sec_landmarks
+    section gemm "gemm: source and generated code" sec_translate gemm
+    section gemm-run "gemm: run (CPU reference, GPU, cuBLAS)" sec_run gemm
+    section schedules "gemm: schedules" sec_run gemm_schedules
+    section gemm-landmarks "gemm: tensor-core landmarks (SASS)" sec_gemm_landmarks
+    section epilogue "gemm_bias_gelu (a fused epilogue in registers): source and generated code" sec_translate gemm_bias_gelu
+    section attention "flash_attention (two products and the online softmax in one pipelined loop): source and generated code" sec_translate flash_attention
+    section softmax "softmax: source and generated code" sec_translate softmax
+    section rows "softmax, layernorm, normalize: run" sec_run rows
+    section inspect "inspect: landmarks and resources of the GEMM's kernels" sec_inspect
+    section profiler "profiler: TILEPP_PROFILE=1 on the GEMM sample" sec_profiler
+}
 
-section "translator" sec_translator
-for sample in vector_add bias_gelu; do
-    section "$sample: source and generated code" sec_translate "$sample"
-    section "$sample: run" sec_run "$sample"
+if [ "${WANTED[0]:-}" = "--list" ]; then
+    echo "tour sections (run some with: $0 <build-dir> ID...):"
+    LISTING=1 all_sections
+    exit 0
+fi
+for w in "${WANTED[@]}"; do
+    LISTING=1 all_sections >"$TMP/ids"
+    grep -q "^  $w " "$TMP/ids" || { echo "tour: no section '$w' (see --list)" >&2; exit 2; }
 done
-section "landmarks (SASS)" sec_landmarks
-section "gemm: source and generated code" sec_translate gemm
-section "gemm: run (CPU reference, GPU, cuBLAS)" sec_run gemm
-section "gemm: schedules" sec_run gemm_schedules
-section "gemm: tensor-core landmarks (SASS)" sec_gemm_landmarks
-section "gemm_bias_gelu (a fused epilogue in registers): source and generated code" sec_translate gemm_bias_gelu
-section "flash_attention (two products and the online softmax in one pipelined loop): source and generated code" sec_translate flash_attention
-section "softmax: source and generated code" sec_translate softmax
-section "softmax, layernorm, normalize: run" sec_run rows
+
+echo "tilepp tour: repository $REPO, build $BUILD"
+all_sections
 
 echo
 rule '='
 echo "== summary"
 rule '='
 failed=0
-printf '%-40s %-8s %8s\n' "section" "status" "seconds"
+printf '%-60s %-8s %8s\n' "section" "status" "seconds"
 for i in "${!NAMES[@]}"; do
-    printf '%-40s %-8s %8s\n' "${NAMES[$i]}" "${STATUSES[$i]}" "${SECONDS_TAKEN[$i]}"
+    title=${NAMES[$i]}
+    [ ${#title} -le 60 ] || title="${title:0:57}..."
+    printf '%-60s %s%*s %8s\n' "$title" "$(paint "${STATUSES[$i]}")" $((8 - ${#STATUSES[$i]})) '' "${SECONDS_TAKEN[$i]}"
     [ "${STATUSES[$i]}" != FAILED ] || failed=$((failed + 1))
 done
 echo
-reference
-echo
+[ ${#WANTED[@]} -gt 0 ] || { reference; echo; }
 if [ "$failed" -gt 0 ]; then
     echo "tour: $failed section(s) FAILED"
     exit 1

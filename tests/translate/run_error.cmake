@@ -4,7 +4,7 @@
 #
 # x.c is a bad input that says, in comments, what the translator must report:
 #
-#   // expect: 12:9: error: unknown clause 'thread' for '#pragma tile kernel'; expected 'threads'
+#   // expect: 12:9: error: unknown clause 'thread' for '#pragma tile kernel'; expected 'threads', 'flops', 'bytes'
 #   // expect: 13:5: note: this is what follows the pragma
 #   // expect-prefix: 7:29: error: threads(
 #   // expect: other.h:3:1: error: ...      (a location in another file)

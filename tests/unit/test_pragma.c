@@ -321,7 +321,7 @@ static void error_unknown_clause(void **state)
 {
     (void)state;
     expect_error("#pragma tile kernel thread(128)",
-                 "unit_input.c:1:21: error: unknown clause 'thread' for '#pragma tile kernel'; expected 'threads'");
+                 "unit_input.c:1:21: error: unknown clause 'thread' for '#pragma tile kernel'; expected 'threads', 'flops', 'bytes'");
     assert_string_equal(unit_diag(),
                         "unit_input.c:1:21: error: unknown clause 'thread' for '#pragma tile kernel'; expected "
                         "'threads'\n"

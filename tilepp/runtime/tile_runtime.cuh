@@ -228,8 +228,13 @@ template <int OP, typename T> __host__ __device__ __forceinline__ T tile_identit
         return T(~T(0));
     else if constexpr (tile_is_float<T>::value)
         return T(OP == TILE_RED_MAX ? -INFINITY : INFINITY);
-    else
-        return OP == TILE_RED_MAX ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    else if constexpr (std::is_same<T, bool>::value)
+        return OP != TILE_RED_MAX;
+    else { /* not std::numeric_limits: its members are host functions for nvcc */
+        typedef typename std::make_unsigned<T>::type bits;
+        constexpr T lowest = std::is_signed<T>::value ? T(bits(1) << (8 * sizeof(T) - 1)) : T(0);
+        return OP == TILE_RED_MAX ? lowest : T(~lowest);
+    }
 }
 
 template <int OP, typename T> __host__ __device__ __forceinline__ T tile_combine(T a, T b)
@@ -589,5 +594,7 @@ static inline cudaError_t tile_launch_blocks(void (*kernel)(Params...), long lon
     config.stream = stream;
     return cudaLaunchKernelEx(&config, kernel, args...);
 }
+
+#include "tile_profile.cuh"
 
 #endif /* TILEPP_TILE_RUNTIME_CUH */

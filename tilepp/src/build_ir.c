@@ -339,6 +339,96 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
     return false;
 }
 
+/* Words a work expression may use besides parameters and constants. */
+static bool work_keyword(const char *w)
+{
+    static const char *const words[] = {"sizeof", "char",   "short", "int",  "long",     "unsigned", "signed",
+                                        "float",  "double", "half",  "bf16", "bfloat16", NULL};
+    for (int i = 0; words[i]; i++)
+        if (strcmp(w, words[i]) == 0)
+            return true;
+    return false;
+}
+
+static const IrParam *scalar_param_named(const IrKernel *k, const char *name, bool *is_buffer)
+{
+    *is_buffer = false;
+    for (int i = 0; i < k->params.len; i++) {
+        const IrParam *p = k->params.items[i];
+        if (strcmp(p->name, name) != 0)
+            continue;
+        *is_buffer = p->kind == PARAM_BUFFER;
+        return p->kind == PARAM_SCALAR ? p : NULL;
+    }
+    return NULL;
+}
+
+/* Operators a work expression may use: arithmetic, comparisons, logic and
+ * the conditional; no assignment, subscript or member access. */
+static bool work_operator(const char *p)
+{
+    static const char *const ops[] = {"+",  "-",  "*",  "/",  "%", "(",  ")",  "?", ":", "<", ">", "<=", ">=",
+                                      "==", "!=", "&&", "||", "!", "<<", ">>", "~", "&", "|", "^", NULL};
+    for (int i = 0; ops[i]; i++)
+        if (strcmp(p, ops[i]) == 0)
+            return true;
+    return false;
+}
+
+/* flops(expr) or bytes(expr): C over the kernel's scalar parameters that the
+ * launcher evaluates when the profiler is on. Constants (enum constants,
+ * macros) are folded here, so the launcher does not depend on which macros
+ * the generated file repeats. */
+static bool build_work(Builder *b, IrKernel *k, const Pragma *pragma, const char *clause, char **out)
+{
+    const PClause *cl = pragma_clause(pragma, clause);
+    if (!cl)
+        return true;
+    const PArg *arg = &cl->args[0];
+    Vec toks = {0};
+    if (!expand_pragma_tokens(b->fe, arg->toks, arg->ntoks, pragma->begin_offset, &toks)) {
+        error_at(arg->loc, "%s(...): a function-like macro, or macros nested too deep, cannot be evaluated here",
+                 clause);
+        return false;
+    }
+    Str text = {0};
+    bool ok = true;
+    for (int i = 0; ok && i < toks.len; i++) {
+        const PTok *t = toks.items[i];
+        bool is_buffer = false;
+        long long value;
+        PArg one = {(PTok *)t, 1, t->loc};
+        if (i && strcmp(((const PTok *)toks.items[i - 1])->text, "(") != 0 && strcmp(t->text, ")") != 0)
+            str_addc(&text, ' ');
+        if (t->kind == PTOK_NUMBER || (t->kind == PTOK_PUNCT && work_operator(t->text)))
+            str_add(&text, t->text);
+        else if (t->kind == PTOK_IDENT && (scalar_param_named(k, t->text, &is_buffer) || work_keyword(t->text)))
+            str_add(&text, t->text);
+        else if (t->kind == PTOK_IDENT && is_buffer) {
+            error_at(t->loc, "%s(...) can use the kernel's scalar parameters, not the array '%s'", clause, t->text);
+            ok = false;
+        } else if (t->kind == PTOK_IDENT && eval_pragma_int_quiet(b->fe, &one, pragma->begin_offset, &value))
+            str_addf(&text, "%lldLL", value);
+        else if (t->kind == PTOK_IDENT) {
+            error_at(t->loc, "%s(...): '%s' is neither a scalar parameter of '%s' nor an integer constant", clause,
+                     t->text, k->name);
+            ok = false;
+        } else {
+            error_at(t->loc,
+                     "%s(...) takes an arithmetic expression over the kernel's scalar parameters; '%s' cannot "
+                     "appear in it",
+                     clause, t->text);
+            ok = false;
+        }
+    }
+    if (!ok) {
+        str_free(&text);
+        return false;
+    }
+    *out = atake(&text);
+    return true;
+}
+
 static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
 {
     IrKernel *k = anew(sizeof *k);
@@ -372,6 +462,10 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
     int nparams = clang_Cursor_getNumArguments(fn);
     for (int i = 0; i < nparams; i++)
         ok &= build_param(b, clang_Cursor_getArgument(fn, (unsigned)i));
+    if (ok) {
+        ok &= build_work(b, k, pragma, "flops", &k->flops);
+        ok &= build_work(b, k, pragma, "bytes", &k->bytes);
+    }
     if (!ok) {
         use_pragmas_inside(b, fn); /* the body was not looked at: no follow-on errors */
         return false;

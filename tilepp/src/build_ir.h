@@ -29,5 +29,11 @@ bool check_complete(FrontEnd *fe, const IrModule *m);
  * `at` of the file, where the pragma stands) and const globals of the file.
  * Returns false (after reporting at arg->loc) if it cannot, or on overflow. */
 bool eval_pragma_int(FrontEnd *fe, const PArg *arg, unsigned at, long long *value);
+/* The same without a diagnostic. */
+bool eval_pragma_int_quiet(FrontEnd *fe, const PArg *arg, unsigned at, long long *value);
+/* Appends to `out` (PTok*) the tokens with object-like macros replaced by
+ * their bodies, as defined at byte `at`; false for a function-like macro or
+ * an expansion too deep or long. */
+bool expand_pragma_tokens(FrontEnd *fe, const PTok *toks, int n, unsigned at, Vec *out);
 
 #endif

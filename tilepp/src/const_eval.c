@@ -258,7 +258,8 @@ static long long eval_expr(Eval *e)
     return v;
 }
 
-bool eval_pragma_int(FrontEnd *fe, const PArg *arg, unsigned at, long long *value)
+/* Evaluates `arg`; on failure *overflow says whether it was an overflow. */
+static bool eval_arg(FrontEnd *fe, const PArg *arg, unsigned at, long long *value, bool *overflow)
 {
     Vec expanded = {0}, active = {0};
     bool ok = expand_tokens(fe, arg->toks, arg->ntoks, at, &expanded, &active);
@@ -267,10 +268,29 @@ bool eval_pragma_int(FrontEnd *fe, const PArg *arg, unsigned at, long long *valu
         toks[i] = *(const PTok *)expanded.items[i];
     Eval e = {fe, toks, expanded.len, 0, ok, false, 0, arg->loc};
     *value = eval_expr(&e);
-    if (e.ok && e.pos == e.n && e.n > 0)
+    *overflow = e.overflow;
+    return e.ok && e.pos == e.n && e.n > 0;
+}
+
+bool expand_pragma_tokens(FrontEnd *fe, const PTok *toks, int n, unsigned at, Vec *out)
+{
+    Vec active = {0};
+    return expand_tokens(fe, toks, n, at, out, &active);
+}
+
+bool eval_pragma_int_quiet(FrontEnd *fe, const PArg *arg, unsigned at, long long *value)
+{
+    bool overflow;
+    return eval_arg(fe, arg, at, value, &overflow);
+}
+
+bool eval_pragma_int(FrontEnd *fe, const PArg *arg, unsigned at, long long *value)
+{
+    bool overflow;
+    if (eval_arg(fe, arg, at, value, &overflow))
         return true;
     char *text = parg_text(arg);
-    if (e.overflow)
+    if (overflow)
         error_at(arg->loc, "'%s' overflows a 64-bit integer", text);
     else
         error_at(arg->loc, "'%s' is not an integer constant (expected a number, an enum constant or a macro)", text);

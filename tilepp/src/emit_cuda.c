@@ -622,10 +622,11 @@ void put_loop_descriptor(Out *o, const IrLoop *l, int d)
     putf(o,
          "        const tile_loop tile_l%d = tile_make_loop((long long)(%s), (long long)(%s), (long long)(%s), %s);\n",
          d, l->lo, l->hi, l->step, l->inclusive ? "true" : "false");
-    putf(
-        o,
-        "        if (tile_l%d.count < 0)\n            return cudaErrorInvalidValue; /* the C loop would never end */\n",
-        d);
+    putf(o,
+         "        if (tile_l%d.count < 0) /* the C loop would never end */\n            return "
+         "tile_prof.failed(&tile_dev, "
+         "cudaErrorInvalidValue, \"the loop at line %d would never end\");\n",
+         d, l->loc.line);
 }
 
 static void put_launch(Out *o, const KernelPlan *kp, const ParallelPlan *pp)
@@ -657,17 +658,43 @@ static void put_launch(Out *o, const KernelPlan *kp, const ParallelPlan *pp)
     put(o, ", tile_groups, tile_total");
     put_scratch_args(o, kp);
     put(o, ");\n");
-    put(o, "            if (tile_err != cudaSuccess)\n                return tile_launch_failed(&tile_dev, tile_err);\n"
+    put(o, "            if (tile_err != cudaSuccess)\n                return tile_prof.failed(&tile_dev, tile_err);\n"
            "        }\n");
     if (par->reduces.len) {
         putf(o, "        tile_err = tile_launch_blocks(%s, 1, %d, 0, tile_stream, ", pp->combine_name, k->threads);
         put_arg_names(o, k);
         put_scratch_args(o, kp);
-        put(o,
-            ", tile_nparts);\n        if (tile_err != cudaSuccess)\n            return tile_launch_failed(&tile_dev, "
-            "tile_err);\n");
+        put(o, ", tile_nparts);\n        if (tile_err != cudaSuccess)\n            return tile_prof.failed(&tile_dev, "
+               "tile_err);\n");
     }
     put(o, "    }\n");
+}
+
+/* `text` as the inside of a C string literal. */
+static char *c_string_body(const char *text)
+{
+    Str s = {0};
+    for (const char *c = text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            str_addc(&s, '\\');
+        str_addc(&s, *c);
+    }
+    return atake(&s);
+}
+
+/* The launcher's profiler scope (tile_profile.cuh): its name, source line
+ * and declared work; with TILEPP_PROFILE unset it costs one test. */
+static void put_profile_scope(Out *o, const IrKernel *k)
+{
+    const char *slash = strrchr(o->names->source_name, '/');
+    const char *where = c_string_body(aprintf("%s:%d", slash ? slash + 1 : o->names->source_name, k->loc.line));
+    putf(o, "    static tile_kernel_info tile_info = {\"%s\", \"%s\", \"%s (%s)\", {false}};\n", k->name, where,
+         k->name, where);
+    put(o, "    tile_profile_scope tile_prof(&tile_info, tile_stream);\n");
+    if (k->flops || k->bytes)
+        putf(o, "    if (tile_prof.timing)\n        tile_prof.work(%s, %s);\n",
+             k->flops ? aprintf("(double)(%s)", k->flops) : "-1.0",
+             k->bytes ? aprintf("(double)(%s)", k->bytes) : "-1.0");
 }
 
 static void put_launcher(Out *o, const KernelPlan *kp)
@@ -680,11 +707,12 @@ static void put_launcher(Out *o, const KernelPlan *kp)
     putf(o, "%scudaStream_t tile_stream)\n{\n", k->params.len ? ", " : "");
     put(o, "    tile_device tile_dev;\n    cudaError_t tile_err = tile_check_device(&tile_dev);\n"
            "    if (tile_err != cudaSuccess)\n        return tile_err;\n");
+    put_profile_scope(o, k);
     put_decls(o, &kp->host_decls);
     if (kp->slots.len) { /* the values reduced over the grid, and the blocks' parts */
         putf(o, "    tile_scratch tile_red;\n    tile_err = tile_red.init(tile_stream, %d, %d);\n", kp->slots.len,
              kp->max_reduces);
-        put(o, "    if (tile_err != cudaSuccess)\n        return tile_err;\n");
+        put(o, "    if (tile_err != cudaSuccess)\n        return tile_prof.failed(&tile_dev, tile_err);\n");
     }
     for (int j = 0; j < k->stmts.len; j++) { /* in the kernel's order: each sees what the last wrote */
         for (int i = 0; i < kp->parallels.len; i++)
@@ -694,7 +722,7 @@ static void put_launcher(Out *o, const KernelPlan *kp)
             if (((const GridPlan *)kp->grids.items[i])->stmt_index == j)
                 put_grid_launch(o, kp, kp->grids.items[i]);
     }
-    put(o, "    return cudaSuccess;\n}\n\n");
+    put(o, "    return tile_prof.done();\n}\n\n");
     putf(o, "extern \"C\" cudaError_t %s_gpu(", k->name);
     put_param_list(o, k, launcher_param);
     putf(o, ")\n{\n    return %s_gpu_stream(", k->name);

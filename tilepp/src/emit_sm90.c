@@ -438,14 +438,17 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     }
     putf(o,
          "                    tile_err = tile_allow_smem(&tile_dev, %s, %lld);\n"
-         "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n",
+         "                    if (tile_err != cudaSuccess)\n                        return tile_prof.failed(&tile_dev, "
+         "tile_err);\n",
          kernel, p->smem_bytes);
     put(o, "                    long long tile_grid = 0;\n");
     putf(
         o,
         "                    tile_err = tile90::persistent_blocks(&tile_dev, %s, %d, %lld, tile_blocks, &tile_grid);\n",
         kernel, p->threads, p->smem_bytes);
-    put(o, "                    if (tile_err != cudaSuccess)\n                        return tile_err;\n");
+    put(o,
+        "                    if (tile_err != cudaSuccess)\n                        return tile_prof.failed(&tile_dev, "
+        "tile_err);\n");
     putf(o, "                    tile_err = tile_launch_blocks(%s, tile_grid, %d, %lld, tile_stream, ", kernel,
          p->threads, p->smem_bytes);
     put_arg_names(o, k);
@@ -456,9 +459,12 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     for (int i = 0; i < p->stores.len; i++)
         putf(o, ", tile_out%d, tile_out%d_ok", i, i);
     put(o, ");\n                    if (tile_err != cudaSuccess)\n                        return "
-           "tile_launch_failed(&tile_dev, "
-           "tile_err);\n");
-    put(o, "                    tile_launched = true;\n                }\n            }\n");
+           "tile_prof.failed(&tile_dev, tile_err);\n");
+    put(o, "                    tile_launched = true;\n                    tile_prof.path = \"sm_90a\";\n              "
+           "  }\n"
+           "            }\n");
     put(o, "            if (!tile_launched && tile_path == tile90::PATH_SM90)\n");
-    put(o, "                return cudaErrorNotSupported; /* TILEPP_PATH=sm90 and the sm_90a variant cannot run */\n");
+    put(o,
+        "                return tile_prof.failed(&tile_dev, cudaErrorNotSupported, \"TILEPP_PATH=sm90, and the sm_90a "
+        "variant cannot run here\");\n");
 }

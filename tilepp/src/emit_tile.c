@@ -603,7 +603,7 @@ static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, co
     }
     putf(o,
          "%stile_err = tile_allow_smem(&tile_dev, %s, %lld);\n"
-         "%sif (tile_err != cudaSuccess)\n%s    return tile_err;\n",
+         "%sif (tile_err != cudaSuccess)\n%s    return tile_prof.failed(&tile_dev, tile_err);\n",
          in, kernel, gp->smem_bytes, in, in);
     putf(o, "%stile_err = tile_launch_blocks(%s, %s, %d, %lld, tile_stream, ", in, kernel, blocks, k->threads,
          gp->smem_bytes);
@@ -611,7 +611,7 @@ static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, co
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_l%d", d);
     put_scratch_args(o, kp);
-    putf(o, ");\n%sif (tile_err != cudaSuccess)\n%s    return tile_launch_failed(&tile_dev, tile_err);\n", in, in);
+    putf(o, ");\n%sif (tile_err != cudaSuccess)\n%s    return tile_prof.failed(&tile_dev, tile_err);\n", in, in);
 }
 
 void put_grid_launch(Out *o, const KernelPlan *kp, const GridPlan *gp)
@@ -624,7 +624,9 @@ void put_grid_launch(Out *o, const KernelPlan *kp, const GridPlan *gp)
         put_loop_descriptor(o, &g->loops[d], d);
         putf(o, "        tile_blocks *= tile_l%d.count;\n", d);
     }
-    put(o, "        if (tile_blocks > INT_MAX)\n            return cudaErrorInvalidConfiguration;\n");
+    put(o, "        if (tile_blocks > INT_MAX)\n            return tile_prof.failed(&tile_dev, "
+           "cudaErrorInvalidConfiguration, "
+           "\"more blocks than CUDA can launch\");\n");
     put(o, "        if (tile_blocks > 0) {\n");
     if (gp->sm90) {
         put_grid_launch_sm90(o, k, gp);

@@ -259,6 +259,10 @@ typedef struct IrKernel {
     SrcLoc loc;
     const Pragma *pragma; /* its `#pragma tile kernel` */
     int threads;
+    /* flops(...) and bytes(...): the work of one call as C over the scalar
+     * parameters (constants already folded in), or NULL. The profiler
+     * turns them into TFLOP/s and GB/s. */
+    char *flops, *bytes;
     Vec params; /* IrParam* */
     Vec stmts;  /* IrStmt* */
 } IrKernel;

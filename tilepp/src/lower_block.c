@@ -917,7 +917,9 @@ static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
     gp->unroll_variants = any && host_bounds && !gp->align_variants;
     if (gp->unroll_variants)
         plan_teams(gp, k);
-    int threads = k->threads, most = 2048 / threads;
+    /* a multiprocessor holds at most 2048 threads and 32 blocks (sm_80 to
+     * sm_90); ptxas warns about a larger minimum and ignores it */
+    int threads = k->threads, most = 2048 / threads < 32 ? 2048 / threads : 32;
     for (int v = 0; v < 4; v++) {
         int regs = variant_regs(gp, 1 << v);
         int blocks = 65536 / (threads * regs);

@@ -24,7 +24,8 @@ typedef struct DirectiveSpec {
     bool any_clause_name;      /* tune: clause names are the user's constants */
 } DirectiveSpec;
 
-static const ClauseSpec kernel_clauses[] = {{"threads", ARGS_ONE, NULL}, {NULL, 0, NULL}};
+static const ClauseSpec kernel_clauses[] = {
+    {"threads", ARGS_ONE, NULL}, {"flops", ARGS_ONE, NULL}, {"bytes", ARGS_ONE, NULL}, {NULL, 0, NULL}};
 static const ClauseSpec grid_clauses[] = {{"swizzle", ARGS_ONE, NULL}, {NULL, 0, NULL}};
 static const ClauseSpec parallel_clauses[] = {
     {"vector", ARGS_ONE, NULL}, {"reduce", ARGS_REDUCE, NULL}, {NULL, 0, NULL}};

@@ -1,5 +1,5 @@
 // A misspelt clause of 'kernel'.
-// expect: 5:21: error: unknown clause 'thread' for '#pragma tile kernel'; expected 'threads'
+// expect: 5:21: error: unknown clause 'thread' for '#pragma tile kernel'; expected 'threads', 'flops', 'bytes'
 #include <tilepp/tile.h>
 
 #pragma tile kernel thread(128)
