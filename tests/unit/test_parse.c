@@ -385,7 +385,7 @@ static void bad_pragma_reported_by_front_end(void **state)
     assert_int_equal(diag_error_count(), 1);
     assert_string_equal(unit_diag_first_line(),
                         "unit_input.c:1:21: error: unknown clause 'thread' for '#pragma tile kernel'; expected "
-                        "'threads'");
+                        "'threads', 'flops', 'bytes'");
 }
 
 int main(void)

@@ -320,11 +320,11 @@ static void error_directive_not_a_word(void **state)
 static void error_unknown_clause(void **state)
 {
     (void)state;
-    expect_error("#pragma tile kernel thread(128)",
-                 "unit_input.c:1:21: error: unknown clause 'thread' for '#pragma tile kernel'; expected 'threads', 'flops', 'bytes'");
+    expect_error("#pragma tile kernel thread(128)", "unit_input.c:1:21: error: unknown clause 'thread' for '#pragma "
+                                                    "tile kernel'; expected 'threads', 'flops', 'bytes'");
     assert_string_equal(unit_diag(),
                         "unit_input.c:1:21: error: unknown clause 'thread' for '#pragma tile kernel'; expected "
-                        "'threads'\n"
+                        "'threads', 'flops', 'bytes'\n"
                         "    1 | #pragma tile kernel thread(128)\n"
                         "      |                     ^\n");
 }
