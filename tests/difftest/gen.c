@@ -160,7 +160,7 @@ static const char *const et_dt[] = {"DT_F32", "DT_F16", "DT_BF16", "DT_I32"};
 /* The coarsest rounding a value stored in the type goes through. */
 static const int et_lvl[] = {0, 1, 2, 0};
 
-enum { PK_INT, PK_FLOAT, PK_ARRAY };
+enum { PK_INT, PK_FLOAT, PK_ARRAY, PK_DOUBLE };
 enum { ROLE_IN, ROLE_OUT, ROLE_INOUT };
 static const char *const role_dt[] = {"DT_IN", "DT_OUT", "DT_INOUT"};
 /* Inputs: uniform non-zero in [-1, 1]; in (0, 1]; integers in [-arg, arg]
@@ -302,6 +302,14 @@ static param *add_flt(prog *p, const char *name, double v)
     return q;
 }
 
+static param *add_dbl(prog *p, const char *name, double v)
+{
+    param *q = new_param(p, name, PK_DOUBLE);
+    q->fval = v;
+    snprintf(q->decl, sizeof q->decl, "double %s", name);
+    return q;
+}
+
 /* An array parameter; `decl` is the declarator as written in the signature
  * ("const float x[rows][cols]", "half *y"). */
 static param *add_arr(prog *p, const char *name, int et, int role, long long count, const char *fmt, ...)
@@ -437,12 +445,13 @@ typedef struct {
     double mag;
     int exact, mulroot, lvl;
     int is16; /* of C type half (ET_F16) or bfloat16 (ET_BF16), or 0 */
+    int dbl;  /* of C type double (fabs, not fabsf) */
 } ex;
 
 typedef struct {
     char s[128];
     double mag;
-    int exact, mulroot, lvl, is16;
+    int exact, mulroot, lvl, is16, dbl;
 } leaf;
 
 /* Arithmetic between two half or two bfloat16 operands (`a[i] + b[i]`)
@@ -491,6 +500,7 @@ static void ctx_f(ctx *c, double mag, int exact, int mulroot, int lvl, const cha
     l->mulroot = mulroot;
     l->lvl = lvl;
     l->is16 = 0;
+    l->dbl = 0;
 }
 
 /* The last float leaf is of a 16-bit C type (ET_F16 or ET_BF16). */
@@ -600,6 +610,7 @@ static ex leaf_ex(const leaf *l)
     e.mulroot = l->mulroot;
     e.lvl = l->lvl;
     e.is16 = l->is16;
+    e.dbl = l->dbl;
     return e;
 }
 
@@ -614,6 +625,7 @@ static ex const_ex(prog *p)
     e.mulroot = 0;
     e.lvl = 0;
     e.is16 = 0;
+    e.dbl = 0;
     return e;
 }
 
@@ -638,6 +650,7 @@ static ex gen_f(prog *p, const ctx *c, int depth)
         r.lvl = a.lvl;
         r.mulroot = 0;
         r.is16 = 0;
+        r.dbl = 0;
         switch (rnd(p, 19)) {
         case 0:
         case 1:
@@ -647,6 +660,7 @@ static ex gen_f(prog *p, const ctx *c, int depth)
                 b = const_ex(p);
             exs(&r, "(%s%s %s %s)", mix16(&a, &b, 1), a.s, chance(p, 60) ? "+" : "-", b.s);
             r.is16 = same16(&a, &b, 1);
+            r.dbl = a.dbl || b.dbl;
             r.mag = a.mag + b.mag;
             r.exact = a.exact && b.exact && !a.mulroot && !b.mulroot;
             r.lvl = imax(a.lvl, b.lvl);
@@ -656,6 +670,7 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             b = gen_f(p, c, depth - 1);
             exs(&r, "(%s%s * %s)", mix16(&a, &b, 1), a.s, b.s);
             r.is16 = same16(&a, &b, 1);
+            r.dbl = a.dbl || b.dbl;
             r.mag = a.mag * b.mag;
             r.exact = a.exact && b.exact;
             r.mulroot = 1;
@@ -667,13 +682,15 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             r.mag = a.mag * b.mag;
             r.exact = a.exact;
             r.mulroot = 1;
+            r.dbl = a.dbl;
             break;
         case 6: /* division by something at least k */
             b = gen_f(p, c, depth - 1);
             {
                 static const double ks[] = {0.5, 1.0, 2.0};
                 double kv = PICK(p, ks);
-                exs(&r, "(%s / (fabsf(%s) + %s))", a.s, b.s, fmt_f(k, kv));
+                exs(&r, "(%s / (%s(%s) + %s))", a.s, b.dbl ? "fabs" : "fabsf", b.s, fmt_f(k, kv));
+                r.dbl = a.dbl || b.dbl;
                 r.mag = a.mag / kv;
                 r.exact = a.exact && b.exact;
                 r.lvl = imax(a.lvl, b.lvl);
@@ -685,11 +702,13 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             r.exact = a.exact;
             r.mulroot = a.mulroot;
             r.is16 = a.is16;
+            r.dbl = a.dbl;
             break;
         case 8:
-            exs(&r, "fabsf(%s)", a.s);
+            exs(&r, "%s(%s)", a.dbl ? "fabs" : "fabsf", a.s);
             r.mag = a.mag;
             r.exact = a.exact;
+            r.dbl = a.dbl;
             break;
         case 9: /* fmaxf, fminf, tile_max, tile_min */
             b = gen_f(p, c, depth - 1);
@@ -704,11 +723,12 @@ static ex gen_f(prog *p, const ctx *c, int depth)
                 r.exact = a.exact && b.exact;
                 r.mulroot = fn[0] == 't' && (a.mulroot || b.mulroot);
                 r.is16 = fn[0] == 't' ? same16(&a, &b, 0) : 0;
+                r.dbl = fn[0] == 't' && (a.dbl || b.dbl);
                 r.lvl = imax(a.lvl, b.lvl);
             }
             break;
         case 10: /* sqrtf away from 0, where its slope stays bounded */
-            exs(&r, "sqrtf(fabsf(%s) + %s)", a.s, chance(p, 50) ? "0.25f" : "1.0f");
+            exs(&r, "sqrtf(%s(%s) + %s)", a.dbl ? "(float)fabs" : "fabsf", a.s, chance(p, 50) ? "0.25f" : "1.0f");
             r.mag = sqrt(a.mag + 1.0);
             r.exact = a.exact;
             break;
@@ -742,6 +762,7 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             r.exact = a.exact && b.exact;
             r.mulroot = a.mulroot || b.mulroot;
             r.is16 = same16(&a, &b, 0);
+            r.dbl = a.dbl || b.dbl;
             r.lvl = imax(a.lvl, b.lvl);
             break;
         case 14: /* the larger of two computed values: continuous where it switches */
@@ -757,6 +778,7 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             r.exact = a.exact && b.exact;
             r.mulroot = a.mulroot || b.mulroot;
             r.is16 = same16(&a, &b, 0);
+            r.dbl = a.dbl || b.dbl;
             r.lvl = imax(a.lvl, b.lvl);
             break;
         case 15: /* the file's helper */
@@ -771,7 +793,7 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             if (a.mag > 60000.0)
                 continue;
             {
-                int bf = a.is16 ? a.is16 == ET_BF16 : chance(p, 40);
+                int bf = a.is16 ? a.is16 == ET_BF16 : !a.dbl && chance(p, 40);
                 exs(&r, "(float)(%s)(%s)", bf ? "bfloat16" : "half", a.s);
                 r.mag = a.mag * 1.01;
                 r.exact = a.exact;
@@ -796,6 +818,7 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             exs(&r, "(%s + %s)", a.s, b.s);
             r.mag = a.mag + b.mag;
             r.exact = a.exact && !a.mulroot;
+            r.dbl = a.dbl;
             break;
         }
         if (r.mag <= c->cap)
@@ -812,7 +835,7 @@ static ex gen_i_leaf(prog *p, const ctx *c)
         snprintf(e.s, sizeof e.s, "%lld", v);
         e.mag = (double)v;
         e.exact = 1;
-        e.mulroot = e.lvl = e.is16 = 0;
+        e.mulroot = e.lvl = e.is16 = e.dbl = 0;
         return e;
     }
     return leaf_ex(&c->i[rnd(p, c->ni)]);
@@ -828,7 +851,7 @@ static ex gen_i(prog *p, const ctx *c, int depth)
         ex r, a = gen_i(p, c, depth - 1), b;
         long long k = rnd_range(p, 2, 13);
         r.exact = 1;
-        r.mulroot = r.lvl = r.is16 = 0;
+        r.mulroot = r.lvl = r.is16 = r.dbl = 0;
         switch (rnd(p, 10)) {
         case 0:
         case 1:
@@ -974,12 +997,36 @@ static const char *conv16(int et, const ex *e)
     return (et == ET_F16 || et == ET_BF16) && e->is16 && e->is16 != et ? "(float)" : "";
 }
 
-/* An assignment of a generated value to an output element. */
-static void store(prog *p, const ctx *c, param *o, const char *lhs, int depth)
+/* An assignment of a generated value to an output element. When the element
+ * is also read in the loop (an in-out output), what later statements read is
+ * now the value stored: its leaf becomes as inexact as the value (merged, so
+ * that if/else branches add up), and conditions on it go. */
+static void store(prog *p, ctx *c, param *o, const char *lhs, int depth)
 {
     ex e = o->et == ET_I32 ? gen_i(p, c, depth) : gen_f(p, c, depth);
     note(o, &e);
     ln(p, "%s = %s%s;", lhs, conv16(o->et, &e), e.s);
+    if (e.exact || o->et == ET_I32)
+        return;
+    for (int k = 0; k < c->nf; k++)
+        if (!strcmp(c->f[k].s, lhs)) {
+            c->f[k].exact = 0;
+            c->f[k].mulroot |= o->et == ET_F32 && e.mulroot;
+            c->f[k].lvl = imax(c->f[k].lvl, imax(e.lvl, et_lvl[o->et]));
+            c->f[k].mag = fmax(c->f[k].mag, e.mag);
+        }
+    for (int k = 0; k < c->nc; k++)
+        if (strstr(c->cond[k], lhs)) {
+            memmove(c->cond[k], c->cond[k + 1], (size_t)(c->nc - k - 1) * sizeof c->cond[0]);
+            c->nc--;
+            k--;
+        }
+    for (int k = 0; k < c->ni; k++) /* (int)(y[i] * 64.0f) */
+        if (strstr(c->i[k].s, lhs)) {
+            memmove(&c->i[k], &c->i[k + 1], (size_t)(c->ni - k - 1) * sizeof c->i[0]);
+            c->ni--;
+            k--;
+        }
 }
 
 static int pick_in_type(prog *p) { return PICKW(p, 40, 25, 20, 15); }
@@ -1061,6 +1108,10 @@ static void loop_body(prog *p, ctx *c, param **outs, char (*lhs)[96], int nouts,
     int nl = make_locals(p, c, locs, 2);
     sb saved = p->body;
     p->body = (sb){0};
+    if (allow_partial && c->nc && chance(p, 8)) { /* some iterations write nothing */
+        ln(p, "if (%s)", c->cond[rnd(p, c->nc)]);
+        ln(p, "    continue;");
+    }
     for (int k = 0; k < nouts; k++) {
         int form = allow_partial && c->nc ? PICKW(p, 70, 15, 15) : 0;
         int depth = (int)rnd_range(p, 1, 3);
@@ -1110,7 +1161,7 @@ static void ew_1d(prog *p)
     int has_off = chance(p, 25);
     if (has_off)
         add_int(p, "off", off);
-    int form = PICKW(p, 40, 12, 12, 10, 10, 10, 6);
+    int form = PICKW(p, 40, 12, 12, 10, 10, 10, 6, 6, 6);
     long long lo = form == 4 ? rnd_range(p, 0, n - 1) : 0;
     if (form == 4)
         add_int(p, "lo", lo);
@@ -1120,6 +1171,12 @@ static void ew_1d(prog *p)
         fresh(p, name, sizeof name, k == 1 ? "alpha" : "beta");
         add_flt(p, name, v);
         ctx_f(&c, fabs(v), 1, 0, 0, "%s", name);
+    }
+    if (chance(p, 15)) { /* a double scalar: expressions that use it are computed in double */
+        double v = nice_value(p, 1);
+        add_dbl(p, "dscale", v);
+        ctx_f(&c, fabs(v), 1, 0, 0, "dscale");
+        c.f[c.nf - 1].dbl = 1;
     }
     if (chance(p, 30))
         make_helper(p, &c);
@@ -1208,10 +1265,17 @@ static void ew_1d(prog *p)
         t = add_vec(p, "t", et, ROLE_OUT, n, "n");
     }
 
-    static const char *const heads[] = {"for (int i = 0; i < n; i++)",           "for (int i = 0; i <= n - 1; ++i)",
-                                        "for (int i = n - 1; i >= 0; i--)",      "for (int i = 0; i < n; i += 1)",
-                                        "for (int i = lo; i < n; i++)",          "for (int i = 0; i < n; i += 2)",
-                                        "for (int i = 1; i <= n - 2; i = i + 1)"};
+    static const char *const heads[] = {"for (int i = 0; i < n; i++)",
+                                        "for (int i = 0; i <= n - 1; ++i)",
+                                        "for (int i = n - 1; i >= 0; i--)",
+                                        "for (int i = 0; i < n; i += 1)",
+                                        "for (int i = lo; i < n; i++)",
+                                        "for (int i = 0; i < n; i += 2)",
+                                        "for (int i = 1; i <= n - 2; i = i + 1)",
+                                        "for (int i = n - 1; i >= 0; i -= 2)",
+                                        "for (int i = 0; i < nh; i++)"};
+    if (form == 8) /* a bound the launcher computes from a declaration of the kernel */
+        ln(p, "const int nh = n - n / %d;", (int)rnd_range(p, 2, 5));
     ctx outer = c; /* what the second loop may read: not the first's locals */
     pragma_parallel(p, vec, NULL);
     ln(p, "%s {", heads[form]);
@@ -3086,7 +3150,12 @@ static void tile_frag_ew(prog *p)
     snprintf(c0, sizeof c0, "bx * %s_TN%s", pf, dc ? (dc > 0 ? " + " : " - ") : "");
     if (dc)
         snprintf(c0 + strlen(c0), sizeof c0 - strlen(c0), "%d", abs(dc));
-    ln(p, "tile_load(F, X, %s, %s, M, N);", r0, c0);
+    /* tiles that divide the matrix: sometimes the in-bounds forms (a promise) */
+    int inb = !dr && !dc && !sr && !sc && M % TM == 0 && N % TN == 0 && chance(p, 60);
+    if (inb)
+        ln(p, "tile_load(F, X, %s, %s);", r0, c0);
+    else
+        ln(p, "tile_load(F, X, %s, %s, M, N);", r0, c0);
     /* F's elements: exact, at most 1 (X's values rounded to F's type) */
     ctx_loadv(p, &c, ft, "F[i][j]", 1.0, 1, 0);
     int ginit = two ? rnd(p, 4) : -1;
@@ -3169,7 +3238,10 @@ static void tile_frag_ew(prog *p)
         snprintf(rs, sizeof rs, " - %d", sr);
     if (sc)
         snprintf(cs, sizeof cs, " - %d", sc);
-    ln(p, "tile_store(Y, F, by * %s_TM%s, bx * %s_TN%s, M, N);", pf, rs, pf, cs);
+    if (inb && chance(p, 70))
+        ln(p, "tile_store(Y, F, by * %s_TM, bx * %s_TN);", pf, pf);
+    else
+        ln(p, "tile_store(Y, F, by * %s_TM%s, bx * %s_TN%s, M, N);", pf, rs, pf, cs);
     if (two)
         ln(p, "tile_store(Z, G, by * %s_TM%s, bx * %s_TN%s, M, N);", pf, rs, pf, cs);
     p->ind -= 2;
@@ -3573,7 +3645,7 @@ static void tile_1d(prog *p)
     if (shift)
         ln(p, "tile_load(xs, x, i0 %s %d, n);", shift < 0 ? "-" : "+", abs(shift));
     else if (chance(p, 85))
-        ln(p, "tile_load(xs, x, i0, n);");
+        ln(p, n % L == 0 && chance(p, 50) ? "tile_load(xs, x, i0);" : "tile_load(xs, x, i0, n);");
     else /* the vector `x + i0` (findings/tile_load_pointer_offset.c) */
         ln(p, "tile_load(xs, x + i0, 0, n - i0);");
     ln(p, "tile_store(y1, xs, i0, n);");
@@ -3801,6 +3873,8 @@ static void call_args(const prog *p, sb *out)
             sb_printf(out, "%lld", q->ival);
         else if (q->kind == PK_FLOAT)
             sb_printf(out, "%s", fmt_f(b, q->fval));
+        else if (q->kind == PK_DOUBLE)
+            sb_printf(out, "%.17g", q->fval);
         else
             sb_printf(out, "a[%d]", k);
     }
@@ -3849,7 +3923,7 @@ static void write_table(sb *out, prog **progs, int n, const int *group_of, int n
             c_string(out, q->name);
             if (q->kind == PK_INT)
                 sb_printf(out, ", DT_SCALAR_INT, %lld, 0.0, DT_I32, DT_IN, DT_FILL_UNIT, 0, 0, 0, 0.0},\n", q->ival);
-            else if (q->kind == PK_FLOAT)
+            else if (q->kind == PK_FLOAT || q->kind == PK_DOUBLE)
                 sb_printf(out, ", DT_SCALAR_FLOAT, 0, %.17g, DT_F32, DT_IN, DT_FILL_UNIT, 0, 0, 0, 0.0},\n", q->fval);
             else
                 sb_printf(out, ", DT_ARRAY, 0, 0.0, %s, %s, %s, %lld, %lld, %d, %.3g},\n", et_dt[q->et],
