@@ -1,4 +1,4 @@
-/* Finding (difftest): an integer reduce(max: ...) or reduce(min: ...)
+/* Finding (difftest), fixed (the compile test compile_reduce_int_max keeps it so): an integer reduce(max: ...) or reduce(min: ...)
  * translates into CUDA that nvcc warns about, and that the project's own
  * builds (TILEPP_GENERATED_WARNINGS_AS_ERRORS: -Werror all-warnings) reject.
  *
