@@ -222,6 +222,7 @@ typedef struct {
 
 static void add_def(prog *p, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void prune_dead(prog *p);
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 static int rnd(prog *p, int n) { return n <= 1 ? 0 : (int)(rng_next(&p->r) % (uint64_t)n); }
 static long long rnd_range(prog *p, long long lo, long long hi)
@@ -1704,14 +1705,14 @@ static void fam_red(prog *p)
     }
     const char *idx = two_d ? "r][c" : "i";
     int nin = (int)rnd_range(p, 1, 3);
-    param *first_in = NULL;
     for (int k = 0; k < nin; k++) {
         char name[16], text[64];
         int et = k == 0 ? pick_float_type(p) : pick_in_type(p);
         fresh(p, name, sizeof name, "x");
-        param *q = two_d ? add_mat(p, name, et, ROLE_IN, n, "rows", "cols") : add_vec(p, name, et, ROLE_IN, n, "n");
-        if (!first_in)
-            first_in = q;
+        if (two_d)
+            add_mat(p, name, et, ROLE_IN, n, "rows", "cols");
+        else
+            add_vec(p, name, et, ROLE_IN, n, "n");
         snprintf(text, sizeof text, "%s[%s]", name, idx);
         ctx_load(p, &c, et, text);
     }
@@ -1943,7 +1944,6 @@ static void fam_red(prog *p)
     }
     snprintf(p->what, sizeof p->what, "%d reduction variable%s over %s%lld elements%s", nv, nv > 1 ? "s" : "",
              two_d ? "a 2-D nest of " : "", n, vec ? ", vector" : "");
-    (void)first_in;
 }
 
 /* ---- family (c): grid blocks with loops over the block's threads -------------
@@ -2331,7 +2331,7 @@ static void step_chunks(grid *g)
     prog *p = g->p;
     static const int chs[] = {32, 64, 100, 128, 256, 500, 1024};
     int ch = PICK(p, chs);
-    char m[16], s[16], b[48];
+    char m[16], s[16];
     fresh(p, m, sizeof m, "m");
     fresh(p, s, sizeof s, "s");
     const leaf *x = &g->row.f[rnd(p, g->row.nf)];
@@ -2386,7 +2386,6 @@ static void step_chunks(grid *g)
             ln(p, "%s%s = %s + logf(%s);", st->name, g->stat_idx, m, s);
         }
     }
-    (void)b;
 }
 
 static void fam_grid(prog *p)
@@ -2398,7 +2397,6 @@ static void fam_grid(prog *p)
     g.variant = PICKW(p, 45, 20, 15, 20);
     long long rows = 1, cols = 1, nb = 1, n = 1, L = 1;
     int et = pick_in_type(p);
-    char b[48];
     switch (g.variant) {
     case 0:
     case 1:
@@ -2611,7 +2609,6 @@ static void fam_grid(prog *p)
              : g.variant == 2 ? "batches of 2-D slices"
                               : "chunks of a vector",
              g.variant == 3 ? n : rows, g.variant == 3 ? L : cols, want_shared ? ", a shared row" : "", g.nouts);
-    (void)b;
 }
 
 /* ---- family (e): matrix products -----------------------------------------------
@@ -3054,8 +3051,6 @@ static void fam_gemm(prog *p)
                     : fns[trans],
         T, BM, BN, BK, stages, threads, M, variant == 2 ? N2 : N, K, variant == 1 ? ", row softmax/statistics" : "",
         variant == 2 ? ", second product from registers" : "", nepi ? ", epilogue" : "");
-    (void)c;
-    (void)rowv;
 }
 
 /* ---- family (d): tiles ----------------------------------------------------------
@@ -3282,14 +3277,12 @@ static void tile_frag_rows(prog *p)
     int second = !softmax && chance(p, 50);
     int clear = chance(p, 60), init = rnd(p, 3); /* clear = 0: m starts filled, cleared, or loaded */
     long long nbx = (N + TN - 1) / TN;
-    param *m0 = NULL;
     if (!clear && init == 2)
-        m0 = add_vec(p, "m0", ET_F32, ROLE_IN, M, "M");
+        add_vec(p, "m0", ET_F32, ROLE_IN, M, "M");
     param *Y = add_mat(p, "Y", pick_float_type(p), ROLE_OUT, M * N, "M", "N");
     param *RS = add_arr(p, "rs", ET_F32, ROLE_OUT, nbx * M, "float rs[(N + %s_TN - 1) / %s_TN][M]", pf, pf);
     param *LS =
         second ? add_arr(p, "ls", ET_F32, ROLE_OUT, nbx * M, "float ls[(N + %s_TN - 1) / %s_TN][M]", pf, pf) : NULL;
-    (void)m0;
     ln(p, "#pragma tile grid");
     ln(p, "for (int by = 0; by < tile_cdiv(M, %s_TM); by++)", pf);
     ln(p, "    for (int bx = 0; bx < tile_cdiv(N, %s_TN); bx++) {", pf);
@@ -3439,7 +3432,6 @@ static void tile_shared2d(prog *p)
         ln(p, "tile_fill(Ts, %s);", fmt_f(b, nice_value(p, 1)));
     ln(p, "tile_load(Ts, X, by * %s_TM, bx * %s_TN, M, N);", pf, pf);
     const char *src = "Ts";
-    int lvl_in = 0; /* the values are X's rounded to the tile's type: exact */
     if (use_u) {
         ln(p, "tile_copy(Us, Ts);");
         src = "Us";
@@ -3467,7 +3459,6 @@ static void tile_shared2d(prog *p)
             src = "F";
         }
     }
-    (void)lvl_in;
     if (use_loop) { /* the block's threads read the shared tile */
         ctx c = {.cap = 8};
         const char *tile = use_u ? "Us" : "Ts";
@@ -3599,8 +3590,7 @@ static void tile_1d(prog *p)
     if (stream) {
         long long ch = rnd_range(p, 1, 6);
         sb_printf(&p->head, "enum { %s_L = %lld, %s_CH = %lld };\n\n", pf, L, pf, ch);
-        param *y = add_vec(p, "y", pick_float_type(p), ROLE_OUT, n, "n");
-        (void)y;
+        add_vec(p, "y", pick_float_type(p), ROLE_OUT, n, "n");
         ln(p, "#pragma tile grid");
         ln(p, "for (int b = 0; b < tile_cdiv(n, %s_L * %s_CH); b++) {", pf, pf);
         p->ind++;
@@ -3622,13 +3612,12 @@ static void tile_1d(prog *p)
     sb_printf(&p->head, "enum { %s_L = %lld };\n\n", pf, L);
     int shift = chance(p, 40) ? (int)rnd_range(p, -7, 5) : 0;
     int use_frag = chance(p, 70), use_fill = chance(p, 40), use_loop = chance(p, 50);
-    param *y1 = add_vec(p, "y1", pick_float_type(p), ROLE_OUT, n, "n");
-    param *y2 = use_frag ? add_vec(p, "y2", pick_float_type(p), ROLE_OUT, n, "n") : NULL;
-    param *y3 = use_fill ? add_vec(p, "y3", pick_float_type(p), ROLE_OUT, n, "n") : NULL;
+    add_vec(p, "y1", pick_float_type(p), ROLE_OUT, n, "n");
+    if (use_frag)
+        add_vec(p, "y2", pick_float_type(p), ROLE_OUT, n, "n");
+    if (use_fill)
+        add_vec(p, "y3", pick_float_type(p), ROLE_OUT, n, "n");
     param *z = use_loop ? add_vec(p, "z", pick_out_type(p), ROLE_OUT, n, "n") : NULL;
-    (void)y1;
-    (void)y2;
-    (void)y3;
     ln(p, "#pragma tile grid");
     ln(p, "for (int i0 = 0; i0 < n; i0 += %s_L) {", pf);
     p->ind++;
@@ -3747,17 +3736,16 @@ static void prune_dead(prog *p)
             declared_name(line, name, sizeof name);
             *end = '\n';
             if (name[0]) {
-                /* used anywhere but on its own line? */
-                char saved = *line;
+                /* used anywhere but on its own line? (blanked while looking) */
                 size_t llen = (size_t)(end - line);
                 char *copy = malloc(llen + 1);
+                if (!copy)
+                    die("out of memory");
                 memcpy(copy, line, llen);
-                copy[llen] = '\0';
                 memset(line, ' ', llen);
                 int used = uses(text, name);
                 memcpy(line, copy, llen);
                 free(copy);
-                (void)saved;
                 if (!used) {
                     memmove(line, end + 1, strlen(end + 1) + 1);
                     p->body.len -= llen + 1;
