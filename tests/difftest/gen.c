@@ -335,21 +335,27 @@ static param *add_arr(prog *p, const char *name, int et, int role, long long cou
 }
 
 /* A 1-D array parameter, as a pointer or as a C99 array. */
+/* Array parameters are `restrict` now and then: the driver's buffers never
+ * overlap (and tilepp warns about those that may). */
+static const char *maybe_restrict(prog *p) { return chance(p, 30) ? "restrict " : ""; }
+
 static param *add_vec(prog *p, const char *name, int et, int role, long long count, const char *extent)
 {
     const char *cq = role == ROLE_IN ? "const " : "";
+    const char *rq = maybe_restrict(p);
     if (chance(p, 50))
-        return add_arr(p, name, et, role, count, "%s%s *%s", cq, et_c[et], name);
-    return add_arr(p, name, et, role, count, "%s%s %s[%s]", cq, et_c[et], name, extent);
+        return add_arr(p, name, et, role, count, "%s%s *%s%s", cq, et_c[et], rq, name);
+    return add_arr(p, name, et, role, count, "%s%s %s[%s%s]", cq, et_c[et], name, rq, extent);
 }
 
 /* A 2-D array parameter: `T x[rows][cols]` or `T (*x)[cols]`. */
 static param *add_mat(prog *p, const char *name, int et, int role, long long count, const char *rows, const char *cols)
 {
     const char *cq = role == ROLE_IN ? "const " : "";
+    const char *rq = maybe_restrict(p);
     if (chance(p, 20))
-        return add_arr(p, name, et, role, count, "%s%s (*%s)[%s]", cq, et_c[et], name, cols);
-    return add_arr(p, name, et, role, count, "%s%s %s[%s][%s]", cq, et_c[et], name, rows, cols);
+        return add_arr(p, name, et, role, count, "%s%s (*%s%s)[%s]", cq, et_c[et], rq, name, cols);
+    return add_arr(p, name, et, role, count, "%s%s %s[%s%s][%s]", cq, et_c[et], name, rq, rows, cols);
 }
 
 static void out_red(param *o, double n, double per_term)

@@ -1,4 +1,5 @@
-/* Finding (difftest), fixed (the compile test compile_launch_bounds_threads32 keeps it so): a grid block of a threads(32) kernel gets
+/* Finding (difftest), fixed (the compile test compile_launch_bounds_threads32 keeps it so): a grid block of a
+ * threads(32) kernel gets
  * __launch_bounds__(32, 42), and ptxas warns
  *
  *   ptxas warning : Value of minnctapersm for entry tile_row_scale_grid0<...>

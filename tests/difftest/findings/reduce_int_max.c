@@ -1,6 +1,6 @@
-/* Finding (difftest), fixed (the compile test compile_reduce_int_max keeps it so): an integer reduce(max: ...) or reduce(min: ...)
- * translates into CUDA that nvcc warns about, and that the project's own
- * builds (TILEPP_GENERATED_WARNINGS_AS_ERRORS: -Werror all-warnings) reject.
+/* Finding (difftest), fixed (the compile test compile_reduce_int_max keeps it so): an integer reduce(max: ...) or
+ * reduce(min: ...) translates into CUDA that nvcc warns about, and that the project's own builds
+ * (TILEPP_GENERATED_WARNINGS_AS_ERRORS: -Werror all-warnings) reject.
  *
  * pragmas/README.md lists max and min among the reduction operators and
  * calls integer reductions exact. tilepp translates this kernel (exit 0);
