@@ -339,41 +339,23 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
     return false;
 }
 
-/* Words a work expression may use besides parameters and constants. */
-static bool work_keyword(const char *w)
+/* Whether `w` is one of the NULL-terminated `words`. */
+static bool word_in(const char *w, const char *const *words)
 {
-    static const char *const words[] = {"sizeof", "char",   "short", "int",  "long",     "unsigned", "signed",
-                                        "float",  "double", "half",  "bf16", "bfloat16", NULL};
     for (int i = 0; words[i]; i++)
         if (strcmp(w, words[i]) == 0)
             return true;
     return false;
 }
 
-static const IrParam *scalar_param_named(const IrKernel *k, const char *name, bool *is_buffer)
-{
-    *is_buffer = false;
-    for (int i = 0; i < k->params.len; i++) {
-        const IrParam *p = k->params.items[i];
-        if (strcmp(p->name, name) != 0)
-            continue;
-        *is_buffer = p->kind == PARAM_BUFFER;
-        return p->kind == PARAM_SCALAR ? p : NULL;
-    }
-    return NULL;
-}
+/* Words a work expression may use besides parameters and constants. */
+static const char *const work_keywords[] = {"sizeof", "char",   "short", "int",  "long",     "unsigned", "signed",
+                                            "float",  "double", "half",  "bf16", "bfloat16", NULL};
 
 /* Operators a work expression may use: arithmetic, comparisons, logic and
  * the conditional; no assignment, subscript or member access. */
-static bool work_operator(const char *p)
-{
-    static const char *const ops[] = {"+",  "-",  "*",  "/",  "%", "(",  ")",  "?", ":", "<", ">", "<=", ">=",
-                                      "==", "!=", "&&", "||", "!", "<<", ">>", "~", "&", "|", "^", NULL};
-    for (int i = 0; ops[i]; i++)
-        if (strcmp(p, ops[i]) == 0)
-            return true;
-    return false;
-}
+static const char *const work_operators[] = {"+",  "-",  "*",  "/",  "%", "(",  ")",  "?", ":", "<", ">", "<=", ">=",
+                                             "==", "!=", "&&", "||", "!", "<<", ">>", "~", "&", "|", "^", NULL};
 
 /* flops(expr) or bytes(expr): C over the kernel's scalar parameters that the
  * launcher evaluates when the profiler is on. Constants (enum constants,
@@ -395,16 +377,16 @@ static bool build_work(Builder *b, IrKernel *k, const Pragma *pragma, const char
     bool ok = true;
     for (int i = 0; ok && i < toks.len; i++) {
         const PTok *t = toks.items[i];
-        bool is_buffer = false;
+        const IrParam *param = t->kind == PTOK_IDENT ? ir_kernel_param(k, t->text) : NULL;
         long long value;
         PArg one = {(PTok *)t, 1, t->loc};
         if (i && strcmp(((const PTok *)toks.items[i - 1])->text, "(") != 0 && strcmp(t->text, ")") != 0)
             str_addc(&text, ' ');
-        if (t->kind == PTOK_NUMBER || (t->kind == PTOK_PUNCT && work_operator(t->text)))
+        if (t->kind == PTOK_NUMBER || (t->kind == PTOK_PUNCT && word_in(t->text, work_operators)))
             str_add(&text, t->text);
-        else if (t->kind == PTOK_IDENT && (scalar_param_named(k, t->text, &is_buffer) || work_keyword(t->text)))
+        else if (param ? param->kind == PARAM_SCALAR : t->kind == PTOK_IDENT && word_in(t->text, work_keywords))
             str_add(&text, t->text);
-        else if (t->kind == PTOK_IDENT && is_buffer) {
+        else if (param) {
             error_at(t->loc, "%s(...) can use the kernel's scalar parameters, not the array '%s'", clause, t->text);
             ok = false;
         } else if (t->kind == PTOK_IDENT && eval_pragma_int_quiet(b->fe, &one, pragma->begin_offset, &value))
