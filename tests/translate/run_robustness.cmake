@@ -1,7 +1,8 @@
 # run_robustness.cmake — the translator never crashes, whatever the input.
 #
 #   cmake -DTILEPP=<tilepp> -DWORK_DIR=<dir> -DSHARD=<k> -DSHARDS=<n>
-#         -DINPUTS=<file|file|...> [-DCUTS=20] [-DFLIPS=4] [-DINSERTS=2] -P run_robustness.cmake
+#         -DINPUTS=<file|file|...> [-DCUTS=20] [-DFLIPS=4] [-DINSERTS=2]
+#         [-DPATHOLOGICAL=ON] -P run_robustness.cmake
 #
 # Takes every SHARDS-th input starting at SHARD and runs `tilepp -MD` on
 #   - CUTS prefixes of it, cut at evenly spaced points (a file truncated in
@@ -10,7 +11,7 @@
 #     to the pragma parser, at deterministic positions;
 #   - INSERTS copies with a tile pragma inserted on a line of its own where
 #     it does not belong;
-# and, in shard 0, on a few pathological inputs (deep nesting and long lines
+# and, with PATHOLOGICAL, on a few pathological inputs (deep nesting and long lines
 # in a pragma, many clauses, overflowing constants).
 # Every run must exit with 0 or 1: never a signal, never another code, never
 # a sanitizer report (with TILEPP_SANITIZE, undefined behaviour exits 1). A
@@ -122,7 +123,7 @@ foreach(input IN LISTS INPUTS)
   endforeach()
 endforeach()
 
-if(SHARD EQUAL 0)
+if(PATHOLOGICAL)
   set(headers "")
   set(kernel_head "#include <tilepp/tile.h>\n#pragma tile kernel")
   set(kernel_tail "\nvoid f(int n, float *x)\n{\n#pragma tile parallel\n    for (int i = 0; i < n; i++)\n        x[i] = 0.0f;\n}\n")
