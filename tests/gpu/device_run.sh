@@ -32,7 +32,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test edge_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
@@ -44,6 +44,7 @@ have attention_test && step "attention_test (TILEPP_PATH=sm80)" attention_test_s
 have attention_test_d64 && step "attention_test_d64 (TILEPP_PATH=sm80)" attention_test_d64_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_d64"
 have attention_test_d256 && step "attention_test_d256 (TILEPP_PATH=sm80)" attention_test_d256_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_d256"
 have attention_test_bf16 && step "attention_test_bf16 (TILEPP_PATH=sm80)" attention_test_bf16_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_bf16"
+have edge_test && step "edge_test (TILEPP_PATH=sm80)" edge_test_sm80.log env TILEPP_PATH=sm80 "$bin/edge_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm80)" tile_ops_test_sm80.log env TILEPP_PATH=sm80 "$bin/tile_ops_test"
 have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90.log env TILEPP_PATH=sm90 "$bin/tile_ops_test"
 # Random programs (tests/difftest): every kernel against its CPU reference, on
@@ -67,7 +68,7 @@ if command -v compute-sanitizer >/dev/null && [ -z "${NO_MEMCHECK:-}" ]; then
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t"
     done
-    for t in attention_test attention_test_d64 attention_test_d256 attention_test_bf16; do # without the cuBLAS reference
+    for t in attention_test attention_test_d64 attention_test_d256 attention_test_bf16 edge_test; do # without the cuBLAS reference; edge_test without its 40 GB cases
         have "$t" && step "memcheck-$t" "memcheck-$t.log" \
             compute-sanitizer --tool memcheck --error-exitcode 1 "$bin/$t" --small
     done
@@ -111,7 +112,7 @@ done
 for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
     tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test attention_test_sm80 attention_test_d64 \
     attention_test_d64_sm80 attention_test_d256 attention_test_d256_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test \
-    tile_ops_test_jit reduce_test_jit consumer_app helpers_test profile_test; do
+    tile_ops_test_jit reduce_test_jit consumer_app helpers_test profile_test edge_test edge_test_sm80; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done
 for t in difftest_gpu difftest_gpu_sm80; do
