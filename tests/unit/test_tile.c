@@ -515,7 +515,8 @@ static void gemm_loop_forms(void **state)
     }
 }
 
-/* A transposed A (A[k][i]) in a loop nest. */
+/* A transposed A (A[k][i]) in a loop nest (the cast keeps the products in
+ * float, as the tensor cores do, and spares the build_f16.c warning). */
 static void gemm_loop_a_transposed(void **state)
 {
     (void)state;
@@ -536,7 +537,7 @@ static void gemm_loop_a_transposed(void **state)
                               "        for (int i = 0; i < 64; i++)\n"
                               "            for (int j = 0; j < 64; j++)\n"
                               "                for (int k = 0; k < 32; k++)\n"
-                              "                    Cf[i][j] += As[k][i] * Bs[k][j];\n"
+                              "                    Cf[i][j] += (float)As[k][i] * Bs[k][j];\n"
                               "        tile_store(C, Cf, by, 0, M, N);\n"
                               "    }\n"
                               "}\n";
@@ -936,7 +937,7 @@ static void warp_arrangements_refused(void **state)
     }
 }
 
-/* At most 128 accumulator values per thread. */
+/* At most 176 accumulator values per thread up to 256 threads, fewer above. */
 static void accumulator_budget(void **state)
 {
     (void)state;
@@ -949,13 +950,26 @@ static void accumulator_budget(void **state)
 
     assert_null(unit_lower(nt_gemm(128, 128, 256, 2, NULL)));
     expect_error("unit_input.c:12:19: error: the block's fragments would hold 256 values in each of the 128 "
-                 "threads' registers; at most 176 fit without spilling: use more threads (up to 256) or smaller tiles");
+                 "threads' registers; at most 176 fit without spilling (of a thread's 255 registers, tilepp gives "
+                 "fragments at most 176, up to 256 threads): use more threads (with threads(256): 128 values a "
+                 "thread, of at most 176) or smaller tiles");
     unit_teardown(NULL);
     unit_setup(NULL);
 
     assert_null(unit_lower(nt_gemm(128, 256, 256, 2, NULL)));
     expect_error("unit_input.c:12:19: error: the block's fragments would hold 512 values in each of the 128 "
-                 "threads' registers; at most 176 fit without spilling: use more threads (up to 256) or smaller tiles");
+                 "threads' registers; at most 176 fit without spilling (of a thread's 255 registers, tilepp gives "
+                 "fragments at most 176, up to 256 threads): use smaller tiles");
+    unit_teardown(NULL);
+    unit_setup(NULL);
+
+    /* above 256 threads each has fewer registers: the advice is fewer threads */
+    /* (threads(512) would not do either: 80 values, of at most 64) */
+    assert_null(unit_lower(nt_gemm(1024, 128, 320, 2, NULL)));
+    expect_error("unit_input.c:12:19: error: the block's fragments would hold 40 values in each of the 1024 "
+                 "threads' registers; at most 32 fit without spilling (65536 registers / 1024 threads = 64 a thread, "
+                 "32 of them kept for addresses and operands): use fewer threads (with threads(256): 160 values a "
+                 "thread, of at most 176) or smaller tiles");
 }
 
 /* Two blocks per multiprocessor (__launch_bounds__ min blocks) when the
@@ -1323,12 +1337,14 @@ static void elementwise_refusals(void **state)
     } cases[] = {
         {"            tile_load(b, X, by * 64, 0);",
          "unit_input.c:16:26: error: argument 2 of 'tile_load' with a 1-D tile must be a vector parameter (a "
-         "pointer such as 'const float *x', a 1-D array, or a row of a parameter such as 'X[b]')"},
+         "pointer such as 'const float *x', a 1-D array, or a row of a parameter such as 'X[b]'), or one moved by an "
+         "offset, 'x + off'"},
         {"            tile_load(b, bias, 0, N, 1);",
          "unit_input.c:16:13: error: 'tile_load' of a 1-D tile takes 3 or 4 arguments, not 5"},
         {"            tile_store(C, b, 0, N);",
          "unit_input.c:16:24: error: argument 1 of 'tile_store' with a 1-D tile must be a vector parameter (a "
-         "pointer such as 'const float *x', a 1-D array, or a row of a parameter such as 'X[b]')"},
+         "pointer such as 'const float *x', a 1-D array, or a row of a parameter such as 'X[b]'), or one moved by an "
+         "offset, 'x + off'"},
         {"            tile_load(Cf, bias, 0, N);",
          "unit_input.c:16:27: error: argument 2 of 'tile_load' must be a matrix parameter (a 2-D array such as "
          "'const half A[M][K]', or a 2-D slice of one such as 'Q[b][h]')"},

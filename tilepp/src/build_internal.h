@@ -109,6 +109,11 @@ void refuse_misplaced(Builder *b, const Pragma *p, const char *where);
 IrGrid *build_grid(Builder *b, CXCursor loop, const Pragma *pragma);
 bool gemm_operands_ok(Builder *b, const IrTileOp *op, const char *what);
 
+/* build_f16.c: warns where the kernel body `body` does arithmetic on two
+ * half or two bfloat16 operands whose result is not stored straight into a
+ * 16-bit object (clang and gcc give it different meanings). */
+void warn_f16_arithmetic(Builder *b, CXCursor body);
+
 /* gemm_match.c */
 IrTileOp *match_gemm_loop(Builder *b, const Vec *tiles, CXCursor loop);
 IrTileOp *match_gemm_call(Builder *b, const Vec *tiles, CXCursor call);

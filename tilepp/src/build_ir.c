@@ -474,6 +474,8 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
                  k->name);
         ok = false;
     }
+    if (ok)
+        warn_f16_arithmetic(b, body);
     vec_push(&b->m->kernels, k);
     b->k = NULL;
     return ok;

@@ -282,11 +282,159 @@ static IrBuffer *tile_arg(OpBuild *ob, int i, const char *role)
     return t;
 }
 
+/* A tile of the block named by `ref`, or NULL. */
+static const IrBuffer *tile_named(OpBuild *ob, CXCursor ref)
+{
+    if (kind_of(ref) != CXCursor_DeclRefExpr || kind_of(clang_getCursorReferenced(ref)) != CXCursor_VarDecl)
+        return NULL;
+    const IrBuffer *t = grid_tile(ob->g, spelling(ref));
+    return t && t->space != SPACE_GLOBAL ? t : NULL;
+}
+
+/* Does expression e assign or step anything? The first such part in *at. */
+static bool has_side_effect(CXCursor e, CXCursor *at)
+{
+    enum CXCursorKind k = kind_of(e);
+    if (k == CXCursor_UnaryExpr) /* sizeof and _Alignof do not evaluate their operand */
+        return false;
+    bool assigns = k == CXCursor_CompoundAssignOperator ||
+                   (k == CXCursor_BinaryOperator && clang_getCursorBinaryOperatorKind(e) == CXBinaryOperator_Assign);
+    if (k == CXCursor_UnaryOperator) {
+        enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+        assigns = op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreInc ||
+                  op == CXUnaryOperator_PreDec;
+    }
+    if (assigns) {
+        *at = e;
+        return true;
+    }
+    Children ch = children_of(e);
+    for (int i = 0; i < ch.n; i++)
+        if (has_side_effect(ch.items[i], at))
+            return true;
+    return false;
+}
+
+/* The first element of a tile of the block that e reads, or NULL. */
+static const IrBuffer *reads_tile(OpBuild *ob, CXCursor e, CXCursor *at)
+{
+    if (kind_of(e) == CXCursor_UnaryExpr) /* sizeof xs reads nothing */
+        return NULL;
+    const IrBuffer *t = tile_named(ob, e);
+    if (t) {
+        *at = e;
+        return t;
+    }
+    Children ch = children_of(e);
+    for (int i = 0; i < ch.n; i++)
+        if ((t = reads_tile(ob, ch.items[i], at)) != NULL)
+            return t;
+    return NULL;
+}
+
+/* A coordinate, extent, offset or value of a tile operation (`what`, e.g.
+ * "argument 3") must have one value for the whole block: every thread
+ * evaluates it, once for each element it moves (tile80::for_each_shared
+ * and the fragments' for_each take it into their loops). A side effect
+ * would happen that often; a fragment's elements differ from thread to
+ * thread; a shared tile's element would be read without the barrier that
+ * orders it after the block's writes. Reports and returns false if not. */
+static bool uniform_arg(OpBuild *ob, CXCursor e, const char *what)
+{
+    CXCursor at;
+    const char *op = spelling(ob->call);
+    if (has_side_effect(e, &at)) {
+        error_at(loc_of(ob->b, at),
+                 "%s of '%s' changes a variable ('%s'): every thread of the block evaluates it, once for each "
+                 "element the operation moves; change the variable in a statement before",
+                 what, op, fe_cursor_text(ob->b->fe, at));
+        return false;
+    }
+    const IrBuffer *t = reads_tile(ob, e, &at);
+    if (t && t->space == SPACE_FRAGMENT) {
+        error_at(loc_of(ob->b, at),
+                 "%s of '%s' reads fragment '%s', whose elements each thread holds its own part of: the "
+                 "arguments of a tile operation have one value for the whole block",
+                 what, op, t->name);
+        return false;
+    }
+    if (t) {
+        error_at(loc_of(ob->b, at),
+                 "%s of '%s' reads shared tile '%s': the barriers tilepp places between a block's statements do not "
+                 "see reads in a tile operation's arguments; read the element into a variable of the block in a "
+                 "statement before",
+                 what, op, t->name);
+        return false;
+    }
+    return true;
+}
+
+static bool pointer_like(CXCursor e)
+{
+    enum CXTypeKind k = clang_getCanonicalType(clang_getCursorType(e)).kind;
+    return k == CXType_Pointer || k == CXType_ConstantArray || k == CXType_VariableArray || k == CXType_IncompleteArray;
+}
+
+/* The offsets of a vector `x + a + b`, in source order. */
+typedef struct Offsets {
+    CXCursor items[4];
+    int n;
+} Offsets;
+
+/* A vector `x + off` (or `off + x`, `x + a + b`) is x moved by off
+ * elements: returns x and puts the offsets in *offs. Anything else is
+ * returned as it is. */
+static CXCursor vector_base(CXCursor a, Offsets *offs)
+{
+    CXCursor rev[4];
+    int n = 0;
+    for (;;) {
+        a = strip(a);
+        Children ch = children_of(a);
+        if (n == 4 || kind_of(a) != CXCursor_BinaryOperator || ch.n != 2 ||
+            clang_getCursorBinaryOperatorKind(a) != CXBinaryOperator_Add)
+            break;
+        int base = pointer_like(ch.items[0]) ? 0 : pointer_like(ch.items[1]) ? 1 : -1;
+        if (base < 0)
+            break;
+        rev[n++] = ch.items[1 - base];
+        a = ch.items[base];
+    }
+    offs->n = n;
+    for (int i = 0; i < n; i++) /* the outermost `+` was met first */
+        offs->items[i] = rev[n - 1 - i];
+    return a;
+}
+
+/* The offsets of a vector `x + off`, checked and summed into m->shift:
+ * the vector starts off elements into x, and its window, edges and all,
+ * is measured from there, as in the C (the kernel reads and writes
+ * through the moved pointer, emit_tile.c's matrix_ref). */
+static bool vector_shift(OpBuild *ob, int i, const Offsets *offs, IrMatrix *m)
+{
+    Str shift = {0};
+    for (int o = 0; o < offs->n; o++) {
+        if (!uniform_arg(ob, offs->items[o], aprintf("the offset of argument %d", i + 1))) {
+            str_free(&shift);
+            return false;
+        }
+        char *text = fe_cursor_text(ob->b->fe, offs->items[o]);
+        if (offs->n == 1)
+            str_add(&shift, text);
+        else
+            str_addf(&shift, "%s(%s)", o ? " + " : "", text);
+    }
+    m->shift = offs->n ? atake(&shift) : NULL;
+    return true;
+}
+
 /* A matrix (rank 2) or vector (rank 1) in global memory: a buffer
- * parameter, or a slice of one (`Q[b][h]`, a row `X[b]`). */
+ * parameter, or a slice of one (`Q[b][h]`, a row `X[b]`); a vector may be
+ * moved, `x + off`. */
 static bool matrix_arg(OpBuild *ob, int i, int rank, IrMatrix *m)
 {
-    CXCursor a = strip(ob->args.items[i]);
+    Offsets offs = {.n = 0};
+    CXCursor a = rank == 1 ? vector_base(ob->args.items[i], &offs) : strip(ob->args.items[i]);
     CXCursor subs[IR_MAX_RANK];
     int n = 0;
     while (kind_of(a) == CXCursor_ArraySubscriptExpr && n < IR_MAX_RANK) {
@@ -304,15 +452,18 @@ static bool matrix_arg(OpBuild *ob, int i, int rank, IrMatrix *m)
         else
             error_at(loc_of(ob->b, ob->args.items[i]),
                      "argument %d of '%s' with a 1-D tile must be a vector parameter (a pointer such as 'const float "
-                     "*x', a 1-D array, or a row of a parameter such as 'X[b]')",
+                     "*x', a 1-D array, or a row of a parameter such as 'X[b]'), or one moved by an offset, 'x + off'",
                      i + 1, spelling(ob->call));
         return false;
     }
     m->buf = p->buf;
     m->nlead = n;
-    for (int d = 0; d < n; d++)
+    for (int d = 0; d < n; d++) {
+        if (!uniform_arg(ob, subs[n - 1 - d], aprintf("a subscript of argument %d", i + 1)))
+            return false;
         m->lead[d] = fe_cursor_text(ob->b->fe, subs[n - 1 - d]);
-    return true;
+    }
+    return vector_shift(ob, i, &offs, m);
 }
 
 static bool expect_args(OpBuild *ob, int lo, int hi)
@@ -327,6 +478,18 @@ static bool expect_args(OpBuild *ob, int lo, int hi)
 static bool same_elem(const IrBuffer *x, const IrBuffer *y)
 {
     return x->elem.kind == y->elem.kind && x->elem.size == y->elem.size;
+}
+
+/* Is the offset of the vector argument (if any) a multiple of m? */
+static bool shift_multiple_of(OpBuild *ob, long long m)
+{
+    Offsets offs = {.n = 0};
+    if (ob->op->mat.shift)
+        vector_base(ob->args.items[ob->op->kind == TILE_LOAD ? 1 : 0], &offs);
+    for (int i = 0; i < offs.n; i++)
+        if (!multiple_of(ob->b, offs.items[i], m))
+            return false;
+    return true;
 }
 
 /* tile_load(tile, matrix, r0, c0 [, rows, cols]) and tile_store(matrix,
@@ -353,6 +516,17 @@ static bool build_move(OpBuild *ob, bool load)
     }
     if (!matrix_arg(ob, load ? 1 : 0, t->rank, &op->mat))
         return false;
+    if (op->mat.shift && ob->args.n == 3) { /* tile.h's in-bounds form measures the vector: an lvalue */
+        error_at(loc_of(ob->b, ob->args.items[load ? 1 : 0]),
+                 "the 3-argument '%s' takes a vector it can measure (tile.h takes its address, so C refuses 'x + "
+                 "off' here): move the window instead, '%s', or give the extent, '%s'",
+                 spelling(ob->call), load ? "tile_load(t, x, off + i0)" : "tile_store(x, t, off + i0)",
+                 load ? "tile_load(t, x + off, i0, n)" : "tile_store(x + off, t, i0, n)");
+        return false;
+    }
+    for (int i = 2; i < ob->args.n; i++)
+        if (!uniform_arg(ob, ob->args.items[i], aprintf("argument %d", i + 1)))
+            return false;
     if (load)
         op->dst = t;
     else
@@ -372,7 +546,8 @@ static bool build_move(OpBuild *ob, bool load)
             op->cols = arg_text(ob, 5);
         }
     }
-    op->c0_aligned = multiple_of(ob->b, ob->args.items[vector ? 2 : 3], 16 / (t->elem.size ? t->elem.size : 1));
+    long long align = 16 / (t->elem.size ? t->elem.size : 1);
+    op->c0_aligned = multiple_of(ob->b, ob->args.items[vector ? 2 : 3], align) && shift_multiple_of(ob, align);
     op->origin_nonneg = nonnegative(ob->b, ob->args.items[2]) && (vector || nonnegative(ob->b, ob->args.items[3]));
     return true;
 }
@@ -523,8 +698,10 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
     case TILE_FILL:
         ok = expect_args(&ob, name->kind == TILE_CLEAR ? 1 : 2, name->kind == TILE_CLEAR ? 1 : 2) &&
              (op->dst = tile_arg(&ob, 0, "the tile")) != NULL;
-        if (ok && name->kind == TILE_FILL)
+        if (ok && name->kind == TILE_FILL) {
+            ok = uniform_arg(&ob, ob.args.items[1], "the value");
             op->value = arg_text(&ob, 1);
+        }
         break;
     case TILE_LOAD:
     case TILE_STORE:

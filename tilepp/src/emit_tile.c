@@ -18,6 +18,8 @@ MatrixRef matrix_ref(const Block *bl, const IrTileOp *op)
         for (int e = d + 1; e < buf->rank; e++)
             str_addf(&offset, " * (long long)(%s)", buf->extents[e]);
     }
+    if (m->shift) /* a vector `x + off`: its window and edges are measured from x + off */
+        str_addf(&offset, " + (long long)(%s)", m->shift);
     MatrixRef r;
     const char *name = p && buf->rank >= 2 ? aprintf("tile_p_%s", buf->name) : buf->name;
     r.ptr = aprintf("(%s%s)", name, str_cstr(&offset));

@@ -191,6 +191,8 @@ static void dump_block(FILE *out, const Vec *body, const char *indent)
                 fprintf(out, " %s %s", op->kind == TILE_LOAD ? op->dst->name : op->src->name, op->mat.buf->name);
                 for (int d = 0; d < op->mat.nlead; d++)
                     fprintf(out, "[%s]", op->mat.lead[d]);
+                if (op->mat.shift)
+                    fprintf(out, " + %s", op->mat.shift);
                 fprintf(out, " (%s, %s) in %s x %s", op->r0, op->c0, op->rows ? op->rows : "?",
                         op->cols ? op->cols : "?");
             } else

@@ -171,6 +171,7 @@ typedef struct IrMatrix {
     IrBuffer *buf;
     char *lead[IR_MAX_RANK]; /* the subscripts that select the slice */
     int nlead;
+    char *shift; /* a vector `x + off`: off, the elements its start is moved by (C text); NULL: none */
 } IrMatrix;
 
 typedef struct IrTileOp {

@@ -164,16 +164,63 @@ static bool arrange_warps(GridPlan *gp, long long m, long long n, int warps, con
     return best >= 0;
 }
 
-/* Registers a thread may spend on fragments: the 64K-register file shared by
- * the block's threads, at most 255 each, with room left for addresses and
- * operands. */
-static long long accum_budget(int threads)
+/* The registers each of `threads` threads has: the 64K-register file shared
+ * by the block's threads, at most 255 each. */
+static long long thread_regs(int threads)
 {
     long long regs = 65536 / threads;
-    if (regs > 255)
-        regs = 255;
+    return regs > 255 ? 255 : regs;
+}
+
+/* Registers a thread may spend on fragments: its share of the register
+ * file less 64 (half when that leaves less) for addresses and operands, at
+ * most MAX_ACCUM_PER_THREAD. pragmas/README.md ("#pragma tile grid") gives
+ * the numbers. */
+static long long accum_budget(int threads)
+{
+    long long regs = thread_regs(threads);
     long long budget = regs - 64 > regs / 2 ? regs - 64 : regs / 2;
     return budget < MAX_ACCUM_PER_THREAD ? budget : MAX_ACCUM_PER_THREAD;
+}
+
+/* The fragment values each of `threads` threads would hold in this block. */
+static long long block_fragment_values(const IrGrid *g, int threads)
+{
+    long long per_thread = 0;
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space == SPACE_FRAGMENT)
+            per_thread += fragment_values_per_thread(t, threads);
+    }
+    return per_thread;
+}
+
+/* Why at most accum_budget(threads) values fit, in words. */
+static char *budget_reason(int threads)
+{
+    long long regs = thread_regs(threads), budget = accum_budget(threads);
+    if (budget == MAX_ACCUM_PER_THREAD)
+        return aprintf("of a thread's %lld registers, tilepp gives fragments at most %d, up to 256 threads", regs,
+                       MAX_ACCUM_PER_THREAD);
+    return aprintf("65536 registers / %d threads = %lld a thread, %lld of them kept for addresses and operands",
+                   threads, regs, regs - budget);
+}
+
+/* What to change when the fragments do not fit: the thread count nearest
+ * the block's at which they would (powers of two, which the warps'
+ * arrangements split best; more threads leave each fewer registers, so
+ * above 256 that is fewer threads), or the tiles. */
+static char *budget_advice(const IrGrid *g, int threads)
+{
+    int best = 0;
+    for (int t = 32; t <= MAX_BLOCK_THREADS; t *= 2)
+        if (t != threads && block_fragment_values(g, t) <= accum_budget(t) &&
+            (!best || abs(t - threads) < abs(best - threads)))
+            best = t;
+    if (!best)
+        return "use smaller tiles";
+    return aprintf("use %s threads (with threads(%d): %lld values a thread, of at most %lld) or smaller tiles",
+                   best < threads ? "fewer" : "more", best, block_fragment_values(g, best), accum_budget(best));
 }
 
 /* Whether some tile operation of the block (pipelined loops included)
@@ -219,15 +266,12 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
     const IrTileOp *gemm = first_gemm(&g->body);
     int warps = k->threads / 32;
     const IrBuffer *lead = gemm ? gemm->c : NULL;
-    long long per_thread = 0;
-    for (int i = 0; i < g->tiles.len; i++) {
+    for (int i = 0; i < g->tiles.len && !lead; i++) {
         const IrBuffer *t = g->tiles.items[i];
-        if (t->space != SPACE_FRAGMENT)
-            continue;
-        per_thread += fragment_values_per_thread(t, k->threads);
-        if (t->rank == 2)
-            lead = lead ? lead : t;
+        if (t->space == SPACE_FRAGMENT && t->rank == 2)
+            lead = t;
     }
+    long long per_thread = block_fragment_values(g, k->threads);
     gp->fragment_values = per_thread;
     long long budget = accum_budget(k->threads);
     if (per_thread > budget) {
@@ -237,8 +281,8 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
                 first = g->tiles.items[i];
         error_at(first->loc,
                  "the block's fragments would hold %lld values in each of the %d threads' registers; at most %lld fit "
-                 "without spilling: use more threads (up to 256) or smaller tiles",
-                 per_thread, k->threads, budget);
+                 "without spilling (%s): %s",
+                 per_thread, k->threads, budget, budget_reason(k->threads), budget_advice(g, k->threads));
         return false;
     }
     if (!lead)
@@ -299,7 +343,7 @@ static bool block_mentions(const Vec *body, const char *name)
                 return true;
         } else if (s->kind == STMT_TILE_OP) {
             const IrTileOp *op = s->op;
-            const char *texts[] = {op->r0, op->c0, op->rows, op->cols, op->value};
+            const char *texts[] = {op->r0, op->c0, op->rows, op->cols, op->value, op->mat.shift};
             for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++)
                 if (texts[t] && text_mentions(texts[t], name))
                     return true;

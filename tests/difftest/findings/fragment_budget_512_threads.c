@@ -1,6 +1,8 @@
-/* Finding (difftest): with threads(512) a block's fragments are refused
- * above 64 values a thread, though the reference sets the limit at 128, and
- * the refusal's advice points the wrong way.
+/* Finding (difftest), fixed (the error tests tile_fragment_budget_512_threads
+ * and tile_fragment_budget_256_threads keep it so): with threads(512) a
+ * block's fragments are refused above 64 values a thread, though the
+ * reference sets the limit at 128, and the refusal's advice points the
+ * wrong way.
  *
  * pragmas/README.md ("#pragma tile grid"): tilepp refuses "fragments that
  * would hold more than 128 values per thread". Here 256 x 160 floats over
@@ -19,7 +21,22 @@
  * "fewer threads" or "smaller tiles" when the block already has more than
  * 256. Reproduced with tilepp at 3d30441. difftest_gen keeps fragments within
  * the documented 128 values a thread, so some of its threads(512) products
- * land in refused/ with this message. */
+ * land in refused/ with this message.
+ *
+ * Fix: the limit stays what it was (the refusal is right: 80 values do not
+ * fit in the 64 registers a thread has left at 512 threads), and now the
+ * reference states it per thread count (pragmas/README.md, "#pragma tile
+ * grid": 176 values up to 256 threads, 106 at 384, 64 at 512, 32 at 1024),
+ * and the message gives the reason and advice that fits (lower_tile.c):
+ *
+ *   fragment_budget_512_threads.c:48:15: error: the block's fragments would
+ *   hold 80 values in each of the 512 threads' registers; at most 64 fit
+ *   without spilling (65536 registers / 512 threads = 128 a thread, 64 of
+ *   them kept for addresses and operands): use fewer threads (with
+ *   threads(256): 160 values a thread, of at most 176) or smaller tiles
+ *
+ * It names the nearest power-of-two thread count at which the fragments
+ * fit, more or fewer threads, or only "use smaller tiles" when none does. */
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(512)

@@ -1,6 +1,6 @@
 // A fragment of 2^20 x 2^20 floats: over the register budget (counted in 64
 // bits, not wrapped).
-// expect: 12:15: error: the block's fragments would hold 8589934592 values in each of the 128 threads' registers; at most 176 fit without spilling: use more threads (up to 256) or smaller tiles
+// expect: 12:15: error: the block's fragments would hold 8589934592 values in each of the 128 threads' registers; at most 176 fit without spilling (of a thread's 255 registers, tilepp gives fragments at most 176, up to 256 threads): use smaller tiles
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

@@ -1,5 +1,5 @@
 // A 256 x 256 float accumulator over 128 threads is 512 values per thread:
-// expect: 15:19: error: the block's fragments would hold 512 values in each of the 128 threads' registers; at most 176 fit without spilling: use more threads (up to 256) or smaller tiles
+// expect: 15:19: error: the block's fragments would hold 512 values in each of the 128 threads' registers; at most 176 fit without spilling (of a thread's 255 registers, tilepp gives fragments at most 176, up to 256 threads): use smaller tiles
 // far more than the registers hold.
 #include <tilepp/tile.h>
 
