@@ -51,7 +51,8 @@
  * cudaErrorNotSupported from the launcher, and all others run the sm_90a
  * variant: the check that the variant, and not the fallback, ran.
  *
- * Prints one line per case and "N passed, N failed"; exits 0 when all
+ * --small runs only the products up to 512^3 multiply-adds (for
+ * compute-sanitizer). Prints one line per case and "N passed, N failed"; exits 0 when all
  * passed, 1 otherwise, 77 (SKIPPED) without a CUDA device. */
 #include "gpu_check.h"
 
@@ -241,8 +242,14 @@ static void describe_first_mismatch(gc_type t, const void *out, const float *ref
 
 static cublasHandle_t blas;
 
+/* --small: only the products up to 512^3 multiply-adds (the compute-sanitizer
+ * runs, where every access is checked and a 1024^3 product takes minutes). */
+static bool small_only;
+
 static void run_case(const kernel *kd, int batch, int M, int N, int K, const char *what)
 {
+    if (small_only && (long long)batch * M * N * K > 512LL * 512 * 512)
+        return;
     gc_case c;
     gc_begin(&c);
     size_t na = (size_t)batch * M * K, nb = (size_t)batch * K * N, nc = (size_t)batch * M * N;
@@ -400,8 +407,9 @@ static void run_kernel(const kernel *kd, int batch)
         run_case(kd, batch, shapes[i].M, shapes[i].N, shapes[i].K, shapes[i].what);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    small_only = argc > 1 && strcmp(argv[1], "--small") == 0;
     gc_require_gpu();
     CR_CHECK(cublasCreate(&blas));
     printf("CPU comparison for batch*M*N*K <= 512^3 multiply-adds; cuBLAS (fp32 accumulate, "
