@@ -76,9 +76,12 @@ typedef struct tile_bfloat16_needs_bf16_gcc13_or_clang17 bfloat16;
 /* Ceiling division of non-negative a by positive b. */
 TILE_FN long long tile_cdiv(long long a, long long b) { return (a + b - 1) / b; }
 /* Type-generic, like fminf/fmaxf for any arithmetic type; each argument is
- * evaluated twice, so pass expressions without side effects. */
+ * evaluated twice, so pass expressions without side effects. (Generated code
+ * gets functions of the same type instead: tile_runtime.cuh.) */
+#if !defined(__CUDACC__)
 #define tile_min(a, b) ((a) < (b) ? (a) : (b))
 #define tile_max(a, b) ((a) > (b) ? (a) : (b))
+#endif
 
 /* ======================================================================
  * The tile operations in C: the CPU reference.

@@ -1011,6 +1011,32 @@ static void test_evaluation(void)
     CHECK(dim == 2 && clear == 2 && v[0] == 8.0f, "tile_reduce evaluates dim and clear once");
 }
 
+/* tile_min/tile_max: the type C's usual arithmetic conversions give the two
+ * arguments (the generated CUDA's functions give the same: the static_asserts
+ * after their definition in tile_runtime.cuh), and the value. */
+#define INT_NAME(x) _Generic((x), int : "int", unsigned : "unsigned", default : "other")
+#define TYPE_NAME(x) _Generic((x), half : "half", float : "float", double : "double", default : INT_NAME(x))
+static void test_min_max(void)
+{
+    half h = (half)1.5f, g = (half)-2.0f;
+    short s = 3;
+    int two = 2;
+    CHECK(!strcmp(TYPE_NAME(tile_min(h, 1)), "half"), "half with int is %s", TYPE_NAME(tile_min(h, 1)));
+    CHECK(!strcmp(TYPE_NAME(tile_max(1.0f, h)), "float"), "half with float is %s", TYPE_NAME(tile_max(1.0f, h)));
+    CHECK(!strcmp(TYPE_NAME(tile_max(h, 1.0)), "double"), "half with double is %s", TYPE_NAME(tile_max(h, 1.0)));
+    CHECK(!strcmp(TYPE_NAME(tile_min(h, g)), "half"), "half with half is %s", TYPE_NAME(tile_min(h, g)));
+    CHECK(!strcmp(TYPE_NAME(tile_min(s, s)), "int"), "short with short is %s", TYPE_NAME(tile_min(s, s)));
+    CHECK(!strcmp(TYPE_NAME(tile_max(1, 2u)), "unsigned"), "int with unsigned is %s", TYPE_NAME(tile_max(1, 2u)));
+    CHECK(!strcmp(TYPE_NAME(tile_max(1LL, 2.0f)), "float"), "long long with float is %s",
+          TYPE_NAME(tile_max(1LL, 2.0f)));
+    /* (An int that half cannot hold, 2049, is where compilers differ: gcc
+     * keeps it in float, excess precision; clang, like the GPU, rounds it.) */
+    CHECK((float)tile_min(h, two) == 1.5f && (float)tile_max(h, two) == 2.0f, "half with int");
+    CHECK(tile_max(h, 1.25f) == 1.5f && tile_min(g, 0.5f) == -2.0f, "half with float");
+    int c = 0;
+    CHECK((c < 1 ? h : 0.0f) == 1.5f && (c > 1 ? h : 0.25f) == 0.25f, "a conditional of half and float");
+}
+
 int main(void)
 {
     test_conversions();
@@ -1043,6 +1069,7 @@ int main(void)
     test_print();
     test_checks();
     test_evaluation();
+    test_min_max();
     printf("%d passed, %d failed\n", n_pass, n_fail);
     return n_fail != 0;
 }

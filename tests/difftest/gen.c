@@ -474,17 +474,12 @@ typedef struct {
  * the GPU (findings/half_plus_half.c); off unless --f16-arith. */
 static int g_f16_arith;
 
-/* A conditional between a half or bfloat16 operand and one of another type
- * (`c < n ? bias[c] : 0.0f`, also tile_max/tile_min) is translated into CUDA
- * nvcc rejects (findings/ternary_16bit_float.c): such operands go through
- * float, unless --mixed-ternary. */
-static int g_mixed_ternary;
-
-/* A 16-bit value about to meet a float in a conditional: through float. */
-static void as_float(void *exv);
-
-/* The casts a conditional's two operands need (see g_mixed_ternary). */
-static const char *tern1(int a16, int b16) { return a16 && a16 != b16 && !g_mixed_ternary ? "(float)" : ""; }
+/* The cast a conditional's operand needs (also tile_max/tile_min's): none
+ * between a half or bfloat16 and another type (`c < n ? bias[c] : 0.0f`,
+ * which tilepp once translated into CUDA nvcc rejects:
+ * findings/ternary_16bit_float.c), but between half and bfloat16 through
+ * float (see mix16). */
+static const char *tern1(int a16, int b16) { return a16 && b16 && a16 != b16 ? "(float)" : ""; }
 
 typedef struct {
     leaf f[48];
@@ -603,17 +598,6 @@ static void exs(ex *e, const char *fmt, ...)
     if (n >= (int)sizeof tmp) /* too long: the caller's magnitude check throws it away */
         e->mag = INFINITY;
     memcpy(e->s, tmp, sizeof tmp);
-}
-
-static void as_float(void *exv)
-{
-    ex *e = exv;
-    if (!e->is16 || g_mixed_ternary)
-        return;
-    char tmp[EXMAX];
-    memcpy(tmp, e->s, sizeof tmp);
-    exs(e, "(float)%s", tmp);
-    e->is16 = 0;
 }
 
 static ex leaf_ex(const leaf *l)
@@ -785,7 +769,7 @@ static ex gen_f(prog *p, const ctx *c, int depth)
             if (!strcmp(a.s, b.s))
                 continue;
             {
-                const char *ma = a.is16 && a.is16 != b.is16 ? tern1(a.is16, b.is16) : mix16(&a, &b, 0);
+                const char *ma = tern1(a.is16, b.is16);
                 const char *mb = tern1(b.is16, a.is16);
                 exs(&r, "(%s%s %s %s ? %s%s : %s%s)", ma, a.s, chance(p, 50) ? ">" : "<", b.s, ma, a.s, mb, b.s);
             }
@@ -1629,7 +1613,6 @@ static void reduce_update(prog *p, const ctx *c, const redvar *v, param *stats, 
     case RV_MIN: {
         ex e = gen_f(p, c, (int)rnd_range(p, 0, 2));
         const char *fn = v->kind == RV_MAX ? "fmaxf" : "fminf", *cmp = v->kind == RV_MAX ? ">" : "<";
-        as_float(&e);
         note(stats, &e);
         switch (rnd(p, 5)) {
         case 0:
@@ -2130,7 +2113,6 @@ static void step_reduce(grid *g)
             lvl[k] = a.lvl;
         } else if (kind <= 3) {
             terms[k] = gen_f(p, &c, (int)rnd_range(p, 0, 2));
-            as_float(&terms[k]);
             mag[k] = terms[k].mag;
             exact[k] = terms[k].exact;
             lvl[k] = terms[k].lvl;
@@ -2777,18 +2759,16 @@ static void fam_gemm(prog *p)
         use_res = 0;
     if (variant == 2)
         use_bias = 0;
-    int bias_t = ET_F32, res_t = ET_F32;
     if (use_alpha) {
         add_flt(p, "alpha", nice_value(p, 1));
         ctx_f(&c, 3, 1, 0, 0, "alpha");
     }
     if (use_bias)
-        bias_t = add_vec(p, "bias", pick_float_type(p), ROLE_IN, N, "N")->et;
+        add_vec(p, "bias", pick_float_type(p), ROLE_IN, N, "N");
     if (use_bias)
         p->par[p->npar - 1].keep = 1;
     if (use_res) {
         int rt = pick_float_type(p);
-        res_t = rt;
         add_arr(p, "R", rt, ROLE_IN, batch * M * N, "const %s R%s[M][N]", et_c[rt], bdim)->keep = 1;
     }
     /* the outputs */
@@ -2975,13 +2955,13 @@ static void fam_gemm(prog *p)
             if (use_alpha)
                 ln(p, "v = v * alpha;");
             if (use_bias)
-                ln(p, "v += c < N ? %sbias[c] : 0.0f;", tern1(bias_t == ET_F32 ? 0 : bias_t, 0));
+                ln(p, "v += c < N ? bias[c] : 0.0f;");
             if (use_res) {
                 if (chance(p, 50)) {
                     ln(p, "if (r < M && c < N)");
                     ln(p, "    v += R%s[r][c];", bsel);
                 } else {
-                    ln(p, "v += r < M && c < N ? %sR%s[r][c] : 0.0f;", tern1(res_t == ET_F32 ? 0 : res_t, 0), bsel);
+                    ln(p, "v += r < M && c < N ? R%s[r][c] : 0.0f;", bsel);
                 }
             }
             if (second_frag)
@@ -3193,9 +3173,9 @@ static void tile_frag_ew(prog *p)
     ctx_f(&c, 1, 1, 1, 0, "(float)(i - j) * 0.0078125f");
     int need_c = bias || x2, need_r = x2;
     if (bias)
-        ctx_f(&c, 1, 1, 0, 0, "(c < N ? %sbias[c] : 0.0f)", tern1(bias_t == ET_F32 ? 0 : bias_t, 0));
+        ctx_f(&c, 1, 1, 0, 0, "(c < N ? bias[c] : 0.0f)");
     if (x2)
-        ctx_f(&c, 1, 1, 0, 0, "(r < M && c < N ? %sX2[r][c] : 0.0f)", tern1(x2t == ET_F32 ? 0 : x2t, 0));
+        ctx_f(&c, 1, 1, 0, 0, "(r < M && c < N ? X2[r][c] : 0.0f)");
     /* one or two loops over the fragments' elements */
     int loops = (int)rnd_range(p, 1, 2);
     param fake = {0};
@@ -4482,7 +4462,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: difftest_gen --out DIR [--seed S] [--count N] [--first F] [--per-file K | --groups G]\n"
             "                    [--tilepp PATH [--jobs J] [--timeout SECONDS] [--keep] [--single]] [--family LIST]\n"
-            "                    [--stem NAME] [--f16-arith] [--mixed-ternary]\n"
+            "                    [--stem NAME] [--f16-arith]\n"
             "  --family LIST   comma-separated: parallel, reduce, grid, tile, gemm (default: all)\n");
     exit(2);
 }
@@ -4543,8 +4523,6 @@ int main(int argc, char **argv)
             single = 1;
         else if (!strcmp(a, "--f16-arith"))
             g_f16_arith = 1;
-        else if (!strcmp(a, "--mixed-ternary"))
-            g_mixed_ternary = 1;
         else
             usage();
 #undef ARG

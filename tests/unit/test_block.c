@@ -152,6 +152,155 @@ static void scalar_statements(void **state)
     assert_int_equal(seq->seq->body.len, 1);
 }
 
+/* A parallel loop's body as the IR keeps it: text, and <access> where an
+ * access was cut out. */
+static const char *body_text(const IrParallel *par)
+{
+    Str t = {0};
+    for (int i = 0; i < par->body->nsegs; i++) {
+        const IrSeg *seg = &par->body->segs[i];
+        if (seg->kind == SEG_TEXT)
+            str_add(&t, seg->text);
+        else
+            str_addf(&t, "<%s>", seg->access->text);
+    }
+    return atake(&t);
+}
+
+static void expect_body(const IrParallel *par, const char *want)
+{
+    const char *got = body_text(par);
+    if (!strstr(got, want))
+        fail_msg("expected\n%s\nin the body\n%s", want, got);
+}
+
+/* A conditional between a half (or bfloat16) and another type: the operand
+ * whose type is not the conditional's gets a cast to it (nvcc finds the
+ * implicit conversion ambiguous); tile_max/tile_min stay calls. */
+static void conditional_operand_casts(void **state)
+{
+    (void)state;
+    IrModule *m = unit_build("#include <tilepp/tile.h>\n"
+                             "#pragma tile kernel\n"
+                             "void k(int n, const half *h, const bfloat16 *b, float *y, half *z)\n"
+                             "{\n"
+                             "#pragma tile parallel\n"
+                             "    for (int i = 0; i < n; i++) {\n"
+                             "        y[i] = i < 4 ? h[i] : 0.0f;\n"
+                             "        z[i] = i < 4 ? 1 : h[i];\n"
+                             "        z[i] = i < 4 ? h[i] : z[i];\n"
+                             "        y[i] = i < 4 ? (b[i]) : h[i];\n"
+                             "        y[i] = tile_max(h[i], 0.5f) + (i ? 1.0f : 2.0f);\n"
+                             "    }\n"
+                             "}\n");
+    if (!m)
+        fail_msg("refused:\n%s", unit_diag());
+    const IrParallel *par = unit_parallel(unit_kernel(m, "k"), 0);
+    expect_body(par, "<y[i]> = i < 4 ? (float)(<h[i]>) : 0.0f;");
+    expect_body(par, "<z[i]> = i < 4 ? (half)(1) : <h[i]>;");
+    expect_body(par, "<z[i]> = i < 4 ? <h[i]> : <z[i]>;");
+    expect_body(par, "<y[i]> = i < 4 ? (half)((<b[i]>)) : <h[i]>;"); /* clang: half with bfloat16 is half */
+    expect_body(par, "<y[i]> = tile_max(<h[i]>, 0.5f) + (i ? 1.0f : 2.0f);");
+}
+
+/* tile_min/tile_max over shared tile and fragment elements: each access is
+ * cut once, where the call's argument writes it, also in reductions and
+ * nested calls; the reduction's conditional form over a shared tile too. */
+static void tile_minmax_over_tiles(void **state)
+{
+    (void)state;
+    const char *src = "#include <tilepp/tile.h>\n"
+                      "#pragma tile kernel threads(128)\n"
+                      "void k(int M, const half X[M][64], float Y[M][64])\n"
+                      "{\n"
+                      "#pragma tile grid\n"
+                      "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+                      "#pragma tile shared\n"
+                      "        half Ts[64][64];\n"
+                      "#pragma tile fragment\n"
+                      "        float F[64][64];\n"
+                      "        tile_load(Ts, X, by * 64, 0, M, 64);\n"
+                      "        tile_load(F, X, by * 64, 0, M, 64);\n"
+                      "        float m = 0.0f, lo = 0.0f;\n"
+                      "#pragma tile parallel reduce(max: m) reduce(min: lo)\n"
+                      "        for (int j = 0; j < 64; j++) {\n"
+                      "            m = tile_max(m, Ts[0][j]);\n"
+                      "            lo = lo < Ts[1][j] ? lo : Ts[1][j];\n"
+                      "        }\n"
+                      "#pragma tile parallel\n"
+                      "        for (int i = 0; i < 64; i++)\n"
+                      "            for (int j = 0; j < 64; j++)\n"
+                      "                F[i][j] = tile_min(tile_max(F[i][j], m), Ts[i][j]) + lo;\n"
+                      "        tile_store(Y, F, by * 64, 0, M, 64);\n"
+                      "    }\n"
+                      "}\n";
+    IrModule *mod = unit_build(src);
+    if (!mod)
+        fail_msg("refused:\n%s", unit_diag());
+    const IrGrid *g = unit_grid(unit_kernel(mod, "k"), 0);
+    const IrParallel *red = nth_block_parallel(g, 0), *frag = nth_block_parallel(g, 1);
+    expect_body(red, "m = tile_max(m, <Ts[0][j]>);");
+    expect_body(red, "lo = lo < <Ts[1][j]> ? lo : (float)(<Ts[1][j]>);");
+    assert_int_equal(unit_count_accesses(red, "Ts[0][j]"), 1);
+    assert_int_equal(unit_count_accesses(red, "Ts[1][j]"), 2);
+    expect_body(frag, "<F[i][j]> = tile_min(tile_max(<F[i][j]>, m), <Ts[i][j]>) + lo"); /* a body ends before its ';' */
+    assert_int_equal(unit_count_accesses(frag, "F[i][j]"), 2);                          /* the write and the read */
+    assert_int_equal(unit_count_accesses(frag, "Ts[i][j]"), 1);
+    const IrAccess *ts = unit_access(frag, "Ts[i][j]", 0);
+    assert_string_equal(ts->subs[0], "i");
+    assert_string_equal(ts->subs[1], "j");
+}
+
+/* What other macros hide stays refused, saying which kind of tile it is;
+ * a conversion in another macro's conditional too. */
+static void tile_access_in_macro_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *stmt, *message;
+    } bad[] = {
+        {"F[i][j] = CLAMP(F[i][j]);", "fragment 'F' is used inside a macro here; write the access out in the code"},
+        {"F[i][j] = CLAMP(Ts[i][j]);",
+         "shared tile 'Ts' is used inside a macro here; write the access out in the code"},
+        {"F[i][j] = tile_max(Ts[I0][j], 0.0f);",
+         "shared tile 'Ts' is used inside a macro here; write the access out in the code"},
+        {"F[i][j] = PICK(X[i][j]);",
+         "this operand of '?:' converts from 'half' to 'float' inside a macro, where tilepp cannot write the "
+         "conversion out for CUDA (it finds the mix ambiguous); cast it in the code: '(float)(...)'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *src = aprintf("#include <tilepp/tile.h>\n"
+                                  "#define CLAMP(x) tile_min(x, 1.0f)\n"
+                                  "#define PICK(x) (i < 4 ? (x) : 0.0f)\n"
+                                  "#define I0 0\n"
+                                  "#pragma tile kernel threads(128)\n"
+                                  "void k(int M, const half X[M][64], float Y[M][64])\n"
+                                  "{\n"
+                                  "#pragma tile grid\n"
+                                  "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+                                  "#pragma tile shared\n"
+                                  "        half Ts[64][64];\n"
+                                  "#pragma tile fragment\n"
+                                  "        float F[64][64];\n"
+                                  "        tile_load(Ts, X, by * 64, 0, M, 64);\n"
+                                  "        tile_load(F, X, by * 64, 0, M, 64);\n"
+                                  "#pragma tile parallel\n"
+                                  "        for (int i = 0; i < 64; i++)\n"
+                                  "            for (int j = 0; j < 64; j++)\n"
+                                  "                %s\n"
+                                  "        tile_store(Y, F, by * 64, 0, M, 64);\n"
+                                  "    }\n"
+                                  "}\n",
+                                  bad[i].stmt);
+        assert_null(unit_build(src));
+        const char *first = strstr(unit_diag_first_line(), "error: ");
+        if (diag_error_count() != 1 || !first || strcmp(first + 7, bad[i].message) != 0)
+            fail_msg("case %zu: expected\n%s\ngot\n%s", i, bad[i].message, unit_diag());
+        unit_teardown(NULL);
+        unit_setup(NULL);
+    }
+}
+
 static const GridPlan *plan_of(const char *block)
 {
     Plan *plan = unit_lower(row_kernel(block));
@@ -536,6 +685,9 @@ int main(void)
         UNIT_TEST(update_forms),
         UNIT_TEST(update_refusals),
         UNIT_TEST(scalar_statements),
+        UNIT_TEST(conditional_operand_casts),
+        UNIT_TEST(tile_minmax_over_tiles),
+        UNIT_TEST(tile_access_in_macro_refused),
         UNIT_TEST(barriers),
         UNIT_TEST(registers_between_loops),
         UNIT_TEST(teams_and_streams),

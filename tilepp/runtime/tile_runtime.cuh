@@ -21,6 +21,7 @@
 #include <atomic>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 /* ---- half and bfloat16 with C's semantics ----
  * C computes on _Float16 and __bf16 in float and rounds when it stores. These
@@ -64,6 +65,61 @@ typedef tile_float16<tile_half_format> tile_half;
 typedef tile_float16<tile_bfloat16_format> tile_bfloat16;
 
 static_assert(sizeof(tile_half) == 2 && sizeof(tile_bfloat16) == 2, "16-bit storage types");
+
+/* ---- tile_min and tile_max ----
+ * In C they are macros, ((a) < (b) ? (a) : (b)), whose type is what C's usual
+ * arithmetic conversions make of a and b. In generated code they are
+ * functions of that type: a conditional between tile_half and float is
+ * ambiguous in C++ (each converts to the other), so the macro cannot stay.
+ * The arguments are evaluated once, where the macro evaluates one of them
+ * twice; tile.h asks for arguments without side effects. */
+template <typename T> struct tile_f16_rank : std::integral_constant<int, 0> {};
+/* half with bfloat16 is half, as clang (the translator's C compiler) has it. */
+template <> struct tile_f16_rank<tile_half> : std::integral_constant<int, 2> {};
+template <> struct tile_f16_rank<tile_bfloat16> : std::integral_constant<int, 1> {};
+
+/* Neither is 16-bit: C++'s conversions are C's, with the integer promotions
+ * C applies (short and short make int; the unary + does that). */
+template <typename A, typename B> struct tile_c_common_plain {
+    typedef decltype(+(true ? std::declval<A>() : std::declval<B>())) type;
+};
+/* A 16-bit float S with O: a floating O wins (float, double), an integer
+ * converts to S, as in C. */
+template <typename S, typename O> struct tile_c_common_16 {
+    typedef typename std::conditional<std::is_floating_point<O>::value, O, S>::type type;
+};
+template <typename A, typename B> struct tile_c_common {
+    static constexpr bool a_wins = tile_f16_rank<A>::value >= tile_f16_rank<B>::value;
+    typedef typename std::conditional<
+        (tile_f16_rank<A>::value || tile_f16_rank<B>::value),
+        tile_c_common_16<typename std::conditional<a_wins, A, B>::type, typename std::conditional<a_wins, B, A>::type>,
+        tile_c_common_plain<A, B>>::type::type type;
+};
+
+template <typename A, typename B>
+constexpr __host__ __device__ typename tile_c_common<A, B>::type tile_min(A a, B b)
+{
+    typedef typename tile_c_common<A, B>::type T;
+    return T(a) < T(b) ? T(a) : T(b);
+}
+
+template <typename A, typename B>
+constexpr __host__ __device__ typename tile_c_common<A, B>::type tile_max(A a, B b)
+{
+    typedef typename tile_c_common<A, B>::type T;
+    return T(a) > T(b) ? T(a) : T(b);
+}
+
+/* The types C gives (checked here, where every generated file compiles them). */
+static_assert(std::is_same<decltype(tile_min(tile_half(), 1)), tile_half>::value, "half with int: half");
+static_assert(std::is_same<decltype(tile_max(1.0f, tile_half())), float>::value, "half with float: float");
+static_assert(std::is_same<decltype(tile_max(tile_bfloat16(), 1.0)), double>::value, "bfloat16 with double: double");
+static_assert(std::is_same<decltype(tile_min(tile_bfloat16(), tile_bfloat16())), tile_bfloat16>::value, "bf16");
+static_assert(std::is_same<decltype(tile_min(tile_half(), tile_bfloat16())), tile_half>::value, "half, bf16");
+static_assert(std::is_same<decltype(tile_min((short)1, (short)2)), int>::value, "promotions");
+static_assert(std::is_same<decltype(tile_max(1, 2u)), unsigned>::value, "int with unsigned: unsigned");
+static_assert(std::is_same<decltype(tile_max(1LL, 2.0f)), float>::value, "long long with float: float");
+static_assert(tile_max(3, 4) == 4 && tile_min(3, 4L) == 3, "constant expressions, as the C macros are");
 
 /* ---- C99 array parameters ----
  * `const half x[rows][cols]` arrives as a flat pointer; a view gives `x[r][c]`

@@ -5,6 +5,7 @@
  * statements), and checks the updates of reduction variables. */
 #include "build_internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,20 @@
 /* ------------------------------------------------------------------------ */
 
 typedef enum { USE_READ, USE_WRITE, USE_READ_WRITE, USE_ADDRESS } Use;
+
+/* A call of tile_min or tile_max, the language's own macros, being walked.
+ * Its expansion ((a) < (b) ? (a) : (b)) holds each argument twice; the text
+ * written in the file holds it once, and that is where accesses are cut. */
+typedef struct MacroCall {
+    unsigned begin, end; /* `tile_min(...)` in the file */
+    unsigned args[4];    /* where the arguments walked so far start */
+    int nargs;
+} MacroCall;
+
+/* Where in a MacroCall the walk is: in the macro's own text, in an argument
+ * written out in the file, or in an argument's part that another macro
+ * makes (nothing there can be cut). */
+typedef enum { ARG_NONE, ARG_WRITTEN, ARG_HIDDEN } ArgState;
 
 typedef struct Walk {
     Builder *b;
@@ -27,9 +42,15 @@ typedef struct Walk {
     bool stmt_child; /* the cursor walked next is a statement of its own */
     CodeEffects fx;
     bool failed;
+    MacroCall *call;     /* the tile_min/tile_max call being walked, or NULL */
+    ArgState arg;        /* where in it */
+    CXCursor update_var; /* the reduction variable whose update is walked whole */
+    bool in_update;
+    bool casts_only; /* build_plain_code: no accesses, no checks */
 } Walk;
 
 static void walk(Walk *w, CXCursor c, Use use);
+static void walk_node(Walk *w, CXCursor c, Use use);
 
 /* The file's text [begin, end) into code, with each `#pragma tile` line in
  * it (a `local` the body honours as it stands) turned into a comment: CUDA
@@ -55,6 +76,196 @@ static void flush_text(Walk *w, unsigned upto)
         add_source_text(w, w->pos, upto);
         w->pos = upto;
     }
+}
+
+/* ---- where code is written ---- */
+
+typedef void (*LocFn)(CXSourceLocation, CXFile *, unsigned *, unsigned *, unsigned *);
+
+/* Where `get` (libclang's expansion, spelling or file location) puts l, as an
+ * offset into the main file. */
+static bool main_offset(const FrontEnd *fe, CXSourceLocation l, LocFn get, unsigned *off)
+{
+    CXFile file;
+    get(l, &file, NULL, NULL, off);
+    return file && clang_File_isEqual(file, fe->file);
+}
+
+/* Is the token at l written at its place in the main file, rather than made
+ * by a macro's body? (The file location of a macro argument's token is where
+ * the argument is written; of a body's token, the macro call.) */
+static bool spelled_at(const FrontEnd *fe, CXSourceLocation l, unsigned *off)
+{
+    unsigned spelled;
+    return main_offset(fe, l, clang_getFileLocation, off) && main_offset(fe, l, clang_getSpellingLocation, &spelled) &&
+           spelled == *off;
+}
+
+/* The characters of c in the main file, [begin, end), when every one of its
+ * ends is written there: also a macro argument's, unlike fe_cursor_range. */
+static bool spelled_span(const FrontEnd *fe, CXCursor c, unsigned *begin, unsigned *end)
+{
+    CXSourceRange r = clang_getCursorExtent(c);
+    return spelled_at(fe, clang_getRangeStart(r), begin) && spelled_at(fe, clang_getRangeEnd(r), end) &&
+           *begin < *end && *end <= fe->len;
+}
+
+/* The text of c that the walk may cut and splice, [begin, end): code written
+ * out in the file, or (inside a tile_min/tile_max call) written out in one of
+ * its arguments. */
+static bool code_span(const Walk *w, CXCursor c, unsigned *begin, unsigned *end)
+{
+    const FrontEnd *fe = w->b->fe;
+    if (w->call)
+        return w->arg == ARG_WRITTEN && spelled_span(fe, c, begin, end) && *begin > w->call->begin &&
+               *end < w->call->end;
+    unsigned b, e;
+    return spelled_span(fe, c, begin, end) && fe_cursor_range(fe, c, &b, &e) && b == *begin && e == *end;
+}
+
+/* c's text for the IR: as written in a tile_min/tile_max argument, where
+ * libclang's own range would be the whole call. */
+static char *code_text(const Walk *w, CXCursor c)
+{
+    unsigned begin, end;
+    if (w->call && code_span(w, c, &begin, &end))
+        return astrndup(w->b->fe->text + begin, end - begin);
+    return fe_cursor_text(w->b->fe, c);
+}
+
+/* The end of the call whose '(' is at `open` in the file: after its ')'. */
+static bool call_end(const FrontEnd *fe, unsigned open, unsigned *end)
+{
+    int depth = 0;
+    for (unsigned i = open; i < fe->len; i++) {
+        char ch = fe->text[i];
+        if (ch == '"' || ch == '\'') { /* a literal: to its closing quote */
+            while (++i < fe->len && fe->text[i] != ch)
+                i += fe->text[i] == '\\';
+        } else if (ch == '/' && i + 1 < fe->len && fe->text[i + 1] == '*') {
+            for (i += 2; i + 1 < fe->len && !(fe->text[i] == '*' && fe->text[i + 1] == '/'); i++)
+                ;
+            i++; /* at the comment's '/' */
+        } else if (ch == '/' && i + 1 < fe->len && fe->text[i + 1] == '/') {
+            while (i < fe->len && fe->text[i] != '\n')
+                i++;
+        } else if (ch == '(')
+            depth++;
+        else if (ch == ')' && --depth == 0) {
+            *end = i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+static unsigned start_offset(CXCursor c, LocFn get, CXFile *file)
+{
+    unsigned off;
+    get(clang_getRangeStart(clang_getCursorExtent(c)), file, NULL, NULL, &off);
+    return off;
+}
+
+/* Is conditional c (children ch) the body of tile.h's tile_min or tile_max,
+ * ((a) < (b) ? (a) : (b)), wherever the macro is called? The conditional
+ * and its two operands start from one call (one file location) at three
+ * places of one line, `#define tile_min(` or `#define tile_max(`. (A
+ * conditional written around calls, `tile_max(a, b) > 0 ? ...`, starts
+ * where a call's body starts too, but its operands come from elsewhere.) */
+static bool tile_minmax_body(const FrontEnd *fe, CXCursor c, Children ch)
+{
+    CXFile file, f;
+    CXCursor parts[3] = {c, ch.items[1], ch.items[2]};
+    unsigned off[3], at = start_offset(c, clang_getFileLocation, &f);
+    off[0] = start_offset(c, clang_getSpellingLocation, &file);
+    for (int i = 1; i < 3; i++) {
+        off[i] = start_offset(parts[i], clang_getSpellingLocation, &f);
+        if (!file || !f || !clang_File_isEqual(file, f) || off[i] <= off[i - 1])
+            return false;
+        if (start_offset(parts[i], clang_getFileLocation, &f) != at)
+            return false;
+    }
+    size_t size;
+    const char *text = clang_getFileContents(fe->tu, file, &size);
+    if (!text || off[2] >= size || memchr(text + off[0], '\n', off[2] - off[0]))
+        return false;
+    unsigned line = off[0];
+    while (line > 0 && text[line - 1] != '\n')
+        line--;
+    while (line < off[0] && (text[line] == ' ' || text[line] == '\t'))
+        line++;
+    static const char *const defs[] = {"#define tile_min(", "#define tile_max("};
+    for (int i = 0; i < 2; i++)
+        if (strncmp(text + line, defs[i], strlen(defs[i])) == 0)
+            return true;
+    return false;
+}
+
+/* Is c a whole tile_min/tile_max call: its expansion, from the macro's outer
+ * parenthesis? Then *cond is the call's conditional. */
+static bool tile_minmax_expansion(const FrontEnd *fe, CXCursor c, CXCursor *cond)
+{
+    CXFile f;
+    *cond = strip(c);
+    Children ch = children_of(*cond);
+    return kind_of(*cond) == CXCursor_ConditionalOperator && ch.n == 3 && tile_minmax_body(fe, *cond, ch) &&
+           start_offset(c, clang_getFileLocation, &f) == start_offset(*cond, clang_getFileLocation, &f);
+}
+
+/* The call of tile_min/tile_max whose body is conditional c, when the call
+ * is written in the file, or written out in an argument of the call being
+ * walked: its name starts the file text c is expanded from. (Another macro
+ * around the call hides where its arguments are written.) */
+static bool tile_minmax_call(const Walk *w, CXCursor c, MacroCall *call)
+{
+    const FrontEnd *fe = w->b->fe;
+    CXSourceLocation l = clang_getRangeStart(clang_getCursorExtent(c));
+    unsigned at, expanded;
+    if (!main_offset(fe, l, clang_getFileLocation, &at) || at + 8 >= fe->len)
+        return false;
+    const char *name = fe->text + at;
+    if (strncmp(name, "tile_min", 8) != 0 && strncmp(name, "tile_max", 8) != 0)
+        return false;
+    unsigned open = at + 8;
+    while (open < fe->len && isspace((unsigned char)fe->text[open]))
+        open++;
+    bool outermost = main_offset(fe, l, clang_getExpansionLocation, &expanded) && expanded == at;
+    bool in_argument = w->call && w->arg == ARG_WRITTEN && at > w->call->begin && at < w->call->end;
+    if (open >= fe->len || fe->text[open] != '(' || !(outermost || in_argument))
+        return false;
+    *call = (MacroCall){.begin = at};
+    return call_end(fe, open, &call->end);
+}
+
+/* Does c start with a token written in the file (or with a tile_min/
+ * tile_max call written there), not one another macro's body makes? */
+static bool starts_written(const FrontEnd *fe, CXCursor c)
+{
+    unsigned off;
+    CXCursor cond;
+    return spelled_at(fe, clang_getRangeStart(clang_getCursorExtent(c)), &off) || tile_minmax_expansion(fe, c, &cond);
+}
+
+/* Before walking c inside a tile_min/tile_max call: notes where c is, and
+ * says whether to walk it; not a second copy of an argument, walked already
+ * with the first (the arguments come in the file's order, each twice). */
+static bool enter_call_text(Walk *w, CXCursor c)
+{
+    const FrontEnd *fe = w->b->fe;
+    if (w->arg == ARG_NONE) {
+        unsigned begin;
+        CXSourceLocation l = clang_getRangeStart(clang_getCursorExtent(c));
+        if (!main_offset(fe, l, clang_getFileLocation, &begin) || begin <= w->call->begin || begin >= w->call->end)
+            return true; /* the macro's own text */
+        for (int i = 0; i < w->call->nargs; i++)
+            if (w->call->args[i] == begin)
+                return false;
+        if (w->call->nargs < 4)
+            w->call->args[w->call->nargs++] = begin;
+        w->arg = starts_written(fe, c) ? ARG_WRITTEN : ARG_HIDDEN;
+    } else if (w->arg == ARG_WRITTEN && !starts_written(fe, c))
+        w->arg = ARG_HIDDEN; /* another macro inside the argument */
+    return true;
 }
 
 /* A tile of the grid block being built, named by `ref`, or NULL. */
@@ -124,11 +335,31 @@ static bool tile_access_ok(Walk *w, const IrBuffer *buf, int n, SrcLoc loc)
     return true;
 }
 
+/* `name[...]...]` as the text of an access: the buffer's own name first. */
+static bool written_as_access(const char *text, const char *name)
+{
+    size_t tlen = strlen(text), nlen = strlen(name);
+    char next = text[nlen < tlen ? nlen : tlen];
+    return str_starts_with(text, name) && !(isalnum((unsigned char)next) || next == '_') && tlen &&
+           text[tlen - 1] == ']';
+}
+
+/* Inside a tile_min/tile_max call, the subscripts must be written out too:
+ * their text (the IR keeps it) cannot be read from the call's expansion. */
+static bool subscripts_written(const Walk *w, CXCursor *indices, int n)
+{
+    unsigned begin, end;
+    for (int d = 0; w->call && d < n; d++)
+        if (!spelled_span(w->b->fe, indices[d], &begin, &end))
+            return false;
+    return true;
+}
+
 static void record_access(Walk *w, CXCursor c, IrBuffer *buf, CXCursor *indices, int n, Use use)
 {
     IrAccess *a = anew(sizeof *a);
     a->buf = buf;
-    a->text = fe_cursor_text(w->b->fe, c);
+    a->text = code_text(w, c);
     a->ndims = n;
     a->loc = loc_of(w->b, c);
     a->conditional = w->conditional;
@@ -138,24 +369,24 @@ static void record_access(Walk *w, CXCursor c, IrBuffer *buf, CXCursor *indices,
     a->escapes = use == USE_ADDRESS || n != buf->rank;
     for (int d = 0; d < n; d++) {
         a->index[d] = affine_of(w->b, indices[d]);
-        a->subs[d] = fe_cursor_text(w->b->fe, indices[d]);
+        a->subs[d] = code_text(w, indices[d]);
     }
     vec_push(w->accesses, a);
     w->fx.writes_memory |= a->is_write;
 
     unsigned begin, end;
-    /* Only an access written out in the file is cut out: one that a macro
-     * produces (`BODY(i)`) spans the macro call's text instead. */
-    size_t tlen = strlen(a->text);
-    bool as_written = str_starts_with(a->text, buf->name) && tlen && a->text[tlen - 1] == ']';
-    bool spliceable = w->code && fe_cursor_range(w->b->fe, c, &begin, &end) && begin >= w->pos && end <= w->end &&
-                      begin < end && !a->nested && as_written;
+    /* Only an access written out in the file is cut out (also in an argument
+     * of tile_min/tile_max): one that a macro produces (`BODY(i)`) spans the
+     * macro call's text instead. */
+    bool spliceable = w->code && code_span(w, c, &begin, &end) && begin >= w->pos && end <= w->end && !a->nested &&
+                      written_as_access(a->text, buf->name) && subscripts_written(w, indices, n);
     if (spliceable) {
         flush_text(w, begin);
         ir_code_add_access(w->code, a);
         w->pos = end;
     } else if (buf->space != SPACE_GLOBAL) {
-        error_at(a->loc, "shared tile '%s' is used inside %s here; write the access out in the code", buf->name,
+        error_at(a->loc, "%s '%s' is used inside %s here; write the access out in the code",
+                 buf->space == SPACE_FRAGMENT ? "fragment" : "shared tile", buf->name,
                  a->nested ? "another subscript" : "a macro");
         w->failed = true;
     } else
@@ -290,6 +521,16 @@ static int call_form(CXCursor call, CXCursor var, CXCursor *e)
     return max ? RED_MAX : RED_MIN;
 }
 
+/* The right side of `v = v > e ? v : e` (or tile_max(v, e)), where v is read
+ * as the update's own operand. */
+static void walk_update_whole(Walk *w, CXCursor rhs, CXCursor var)
+{
+    w->update_var = var;
+    w->in_update = true;
+    walk(w, rhs, USE_READ);
+    w->in_update = false;
+}
+
 /* An assignment to reduction variable r: checks it is an update by the
  * clause's operator and walks the operands other than r itself. */
 static void walk_reduce_update(Walk *w, CXCursor assign, int r, bool is_stmt)
@@ -298,7 +539,7 @@ static void walk_reduce_update(Walk *w, CXCursor assign, int r, bool is_stmt)
     Children ch = children_of(assign);
     CXCursor var = clang_getCursorReferenced(strip(ch.items[0])); /* the variable's declaration */
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(assign);
-    CXCursor operands[2];
+    CXCursor operands[1], whole = clang_getNullCursor();
     int nops = 0, form = -1;
     if (op == CXBinaryOperator_Assign) {
         CXCursor rhs = strip(ch.items[1]);
@@ -311,8 +552,8 @@ static void walk_reduce_update(Walk *w, CXCursor assign, int r, bool is_stmt)
             }
         } else if (kind_of(rhs) == CXCursor_ConditionalOperator) {
             form = ternary_form(w, rhs, var, &operands[0]);
-            nops = 2; /* e is evaluated in the test and in an arm */
-            operands[1] = operands[0];
+            nops = 1;
+            whole = rhs; /* e is in the test and in an arm: both are cut, and an arm may need a cast */
         } else if (kind_of(rhs) == CXCursor_CallExpr) {
             form = call_form(rhs, var, &operands[0]);
             nops = 1;
@@ -339,7 +580,9 @@ static void walk_reduce_update(Walk *w, CXCursor assign, int r, bool is_stmt)
                  "loop is a thread's partial result",
                  red->var);
     else {
-        for (int i = 0; i < nops; i++)
+        if (!clang_Cursor_isNull(whole))
+            walk_update_whole(w, whole, var);
+        for (int i = 0; i < nops && clang_Cursor_isNull(whole); i++)
             walk(w, operands[i], USE_READ);
         return;
     }
@@ -354,6 +597,8 @@ static void check_scalar_write(Walk *w, CXCursor ref, Use use)
     CXCursor d = clang_getCursorReferenced(ref);
     SrcLoc loc = loc_of(b, ref);
     char *name = spelling(d);
+    if (use == USE_READ && w->in_update && clang_equalCursors(d, w->update_var))
+        return; /* `v` in `v = v > e ? v : e`: the update's own operand */
     if (w->mode == CODE_PARALLEL && reduce_index(b, d) >= 0) {
         error_at(loc,
                  use == USE_READ ? "reduction variable '%s' is read inside its own loop, where each thread holds "
@@ -509,6 +754,106 @@ static void walk_unary(Walk *w, CXCursor c, bool is_stmt)
     walk_children(w, c, 99, use);
 }
 
+/* ---- conditionals ---- */
+
+static bool is_16bit_float(CXType t)
+{
+    int size;
+    bool is_signed;
+    ScalarKind k = scalar_kind(t, &size, &is_signed);
+    return k == SCALAR_HALF || k == SCALAR_BF16;
+}
+
+static CXType plain_type(CXType t) { return clang_getUnqualifiedType(clang_getCanonicalType(t)); }
+
+/* The type an operand of conditional `cond` converts to, when it must be
+ * written out for CUDA, or NULL. C converts both operands to one type by the
+ * usual arithmetic conversions (`c ? h : 0.0f` is a float); in CUDA half and
+ * bfloat16 are classes that convert from and to float, and nvcc finds
+ * `c ? h : 0.0f` ambiguous: such an operand gets a cast to the C type. */
+static const char *operand_cast(CXCursor cond, CXCursor operand, CXType *from)
+{
+    CXType to = plain_type(clang_getCursorType(cond));
+    *from = plain_type(clang_getCursorType(strip(operand)));
+    if (clang_equalTypes(to, *from) || !(is_16bit_float(to) || is_16bit_float(*from)))
+        return NULL;
+    return ir_type(to).spelling; /* as the generated code spells it: half, bfloat16 */
+}
+
+/* The text of a conditional's operand that a cast can go around: written in
+ * the file, or a tile_min/tile_max call written there. */
+static bool operand_span(const Walk *w, CXCursor operand, unsigned *begin, unsigned *end)
+{
+    CXCursor cond;
+    MacroCall call;
+    if (code_span(w, operand, begin, end))
+        return true;
+    if (!tile_minmax_expansion(w->b->fe, operand, &cond) || !tile_minmax_call(w, cond, &call))
+        return false;
+    *begin = call.begin;
+    *end = call.end;
+    return true;
+}
+
+/* An operand of a conditional, with the cast operand_cast asks for spliced
+ * around its text. Where its text cannot be cut (inside a macro other than
+ * tile_min/tile_max, or a subscript), the conversion is refused. */
+static void walk_operand(Walk *w, CXCursor cond, CXCursor operand)
+{
+    CXType from;
+    const char *to = operand_cast(cond, operand, &from);
+    unsigned begin, end;
+    if (!to) {
+        walk(w, operand, USE_READ);
+        return;
+    }
+    if (!w->code || !operand_span(w, operand, &begin, &end) || begin < w->pos || end > w->end) {
+        error_at(loc_of(w->b, operand),
+                 "this operand of '?:' converts from '%s' to '%s' inside %s, where tilepp cannot write the "
+                 "conversion out for CUDA (it finds the mix ambiguous); cast it in the code: '(%s)(...)'",
+                 ir_type(from).spelling, to, w->code ? "a macro" : "a subscript", to);
+        w->failed = true;
+        return;
+    }
+    flush_text(w, begin);
+    char *cast = aprintf("(%s)(", to);
+    ir_code_add_text(w->code, cast, strlen(cast));
+    walk(w, operand, USE_READ);
+    flush_text(w, end);
+    ir_code_add_text(w->code, ")", 1);
+}
+
+/* `c ? a : b`: a and b are evaluated only under the condition. A call of
+ * tile_min/tile_max (a conditional in its expansion) is walked as its text in
+ * the file: each argument once, where it is written; the CUDA side of tile.h
+ * gives the call C's type. */
+static void walk_conditional(Walk *w, CXCursor c)
+{
+    Children ch = children_of(c);
+    if (ch.n == 3 && tile_minmax_body(w->b->fe, c, ch)) { /* no casts: the CUDA side types the call */
+        MacroCall call, *outer = w->call;
+        ArgState outer_arg = w->arg;
+        if (tile_minmax_call(w, c, &call)) {
+            w->call = &call;
+            w->arg = ARG_NONE;
+        }
+        walk_children(w, c, 1, USE_READ);
+        w->call = outer;
+        w->arg = outer_arg;
+        return;
+    }
+    if (ch.n != 3) {
+        walk_children(w, c, 1, USE_READ);
+        return;
+    }
+    bool saved = w->conditional;
+    walk(w, ch.items[0], USE_READ);
+    w->conditional = true;
+    walk_operand(w, c, ch.items[1]);
+    walk_operand(w, c, ch.items[2]);
+    w->conditional = saved;
+}
+
 static void refuse_in_body(Walk *w, CXCursor c, const char *what)
 {
     if (w->mode == CODE_PARALLEL)
@@ -541,12 +886,27 @@ static void take_local_pragma(Walk *w, CXCursor decl)
     }
 }
 
+/* Walks c; inside a tile_min/tile_max call, where in the call it is, and
+ * each argument once. */
 static void walk(Walk *w, CXCursor c, Use use)
+{
+    ArgState saved = w->arg;
+    if (w->call && !enter_call_text(w, c))
+        return;
+    walk_node(w, c, use);
+    w->arg = saved;
+}
+
+static void walk_node(Walk *w, CXCursor c, Use use)
 {
     enum CXCursorKind k = kind_of(c);
     Builder *b = w->b;
     bool is_stmt = w->stmt_child;
     w->stmt_child = false;
+    if (w->casts_only && k != CXCursor_ConditionalOperator) {
+        walk_children(w, c, 99, USE_READ);
+        return;
+    }
     switch (k) {
     case CXCursor_ArraySubscriptExpr: {
         CXCursor idx[IR_MAX_RANK];
@@ -584,7 +944,7 @@ static void walk(Walk *w, CXCursor c, Use use)
         walk_unary(w, c, is_stmt);
         return;
     case CXCursor_ConditionalOperator:
-        walk_children(w, c, 1, USE_READ);
+        walk_conditional(w, c);
         return;
     case CXCursor_IfStmt:
         walk_children(w, c, 1, USE_READ);
@@ -661,4 +1021,25 @@ IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEff
     if (fx)
         *fx = w.fx;
     return code;
+}
+
+IrCode *build_plain_code(Builder *b, CXCursor c, unsigned begin, unsigned end)
+{
+    IrCode *code = ir_code_new(loc_of(b, c));
+    Walk w = {.b = b, .code = code, .pos = begin, .end = end, .casts_only = true};
+    walk(&w, c, USE_READ);
+    flush_text(&w, end);
+    return w.failed ? NULL : code;
+}
+
+char *build_plain_text(Builder *b, CXCursor c)
+{
+    unsigned begin, end;
+    IrCode *code = fe_cursor_range(b->fe, c, &begin, &end) ? build_plain_code(b, c, begin, end) : NULL;
+    if (!code) /* not in the file (or refused, and said) */
+        return fe_cursor_text(b->fe, c);
+    Str text = {0};
+    for (int i = 0; i < code->nsegs; i++)
+        str_add(&text, code->segs[i].text);
+    return atake(&text);
 }

@@ -87,6 +87,12 @@ typedef struct CodeEffects {
  * what it changes in *fx (if given). Statements of blocks (CODE_UNIFORM)
  * take their closing ';' along. */
 IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEffects *fx, bool *failed);
+/* The text [begin, end) of cursor c as it is, but for the casts conditionals
+ * between 16-bit floats and other types need in CUDA; NULL after reporting. */
+IrCode *build_plain_code(Builder *b, CXCursor c, unsigned begin, unsigned end);
+/* The same for a declaration of the file that the kernels use (a helper
+ * function): its text, with those casts. */
+char *build_plain_text(Builder *b, CXCursor c);
 /* Which of the reductions of the parallel loop being built has variable decl; -1 if none. */
 int reduce_index(const Builder *b, CXCursor decl);
 

@@ -249,9 +249,8 @@ IrStmt *build_decl_stmt(Builder *b, CXCursor stmt)
         s->code = build_code(b, stmt, CODE_UNIFORM, &s->accesses, NULL, &failed);
         return failed ? NULL : s;
     }
-    s->code = ir_code_new(s->loc);
-    ir_code_add_text(s->code, b->fe->text + begin, end - begin);
-    return s;
+    s->code = build_plain_code(b, stmt, begin, end);
+    return s->code ? s : NULL;
 }
 
 static void use_pragmas_inside(Builder *b, CXCursor fn)

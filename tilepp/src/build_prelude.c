@@ -394,7 +394,7 @@ bool build_prelude(Builder *b)
         PreludeItem *item = cl.items.items[i];
         if (inside_other_item(b, &cl, item))
             continue; /* `struct {...}` of `typedef struct {...} name`: comes with the typedef */
-        add_prelude(b, prelude_kind(item->cursor), item->cursor, fe_cursor_text(b->fe, item->cursor), item->begin,
+        add_prelude(b, prelude_kind(item->cursor), item->cursor, build_plain_text(b, item->cursor), item->begin,
                     &sorted);
     }
     int n = sorted.len / 2;

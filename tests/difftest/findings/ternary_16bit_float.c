@@ -1,6 +1,7 @@
-/* Finding (difftest): a conditional expression with a half (or bfloat16)
- * operand and a float operand is translated (tilepp exits 0) into CUDA that
- * nvcc rejects.
+/* Finding (difftest), fixed (the compile test compile_ternary_16bit_float
+ * keeps it so; the golden mixed_ternary shows the translation): a conditional
+ * expression with a half (or bfloat16) operand and a float operand is
+ * translated (tilepp exits 0) into CUDA that nvcc rejects.
  *
  * In C, `c < n ? bias[c] : 0.0f` with a half bias has type float (the usual
  * arithmetic conversions); gcc and clang compile it, and the CPU run is the
@@ -8,7 +9,7 @@
  * runtime's tile_half, which converts from float (a constructor) and to float
  * (operator float): nvcc then finds the conversion ambiguous:
  *
- *   ternary_16bit_float.c(34): error: ambiguous "?" operation: second operand
+ *   ternary_16bit_float.c(42): error: ambiguous "?" operation: second operand
  *   of type "const half" can be converted to third operand type "float", and
  *   vice versa
  *
@@ -21,8 +22,15 @@
  *
  * Reproduce: tilepp ternary_16bit_float.c && nvcc -std=c++17 -arch=sm_80
  *   -I<build>/include -c ternary_16bit_float.tile.cu
- * (with tilepp at 3d30441). difftest_gen avoids these conditionals unless
- * --mixed-ternary is given. */
+ * (with tilepp at 3d30441).
+ *
+ * The fix: an operand of a conditional written in the code whose type is
+ * not the conditional's, where a 16-bit float is involved, gets a cast to
+ * the conditional's C type in the CUDA (`c < valid ? (float)(bias[c]) :
+ * 0.0f`); where its text cannot be cut (inside another macro), tilepp
+ * refuses it at its line. tile_min/tile_max are functions of C's type in
+ * generated code (tile_runtime.cuh). difftest_gen now generates these
+ * conditionals by default. */
 #include <math.h>
 #include <tilepp/tile.h>
 
