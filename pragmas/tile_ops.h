@@ -21,6 +21,9 @@ void tile_reduce_min(const void *src, void *dst, int dim, int clear);
 void tile_reduce_sum(const void *src, void *dst, int dim, int clear);
 void tile_reduce_absmax(const void *src, void *dst, int dim, int clear);
 void tile_reduce_abssum(const void *src, void *dst, int dim, int clear);
-void tile_print(const void *x, ...);
+/* tile_print(x) takes a scalar of any type or a tile: the macro passes x
+ * through the variadic part (the 0 only fills the fixed parameter). */
+void tile_print(const void *tile_unused_, ...);
+#define tile_print(x) tile_print(0, x)
 
 #endif

@@ -35,6 +35,7 @@ step device device.txt nvidia-smi
 for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test edge_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
+have print_test && step print_test print_test.log "$bin/print_test"
 # On Hopper the grids with an sm_90a variant run it; run the GEMM test again
 # on the sm_80 kernels, which Hopper runs too.
 have gemm_test && step "gemm_test (TILEPP_PATH=sm80)" gemm_test_sm80.log env TILEPP_PATH=sm80 "$bin/gemm_test"

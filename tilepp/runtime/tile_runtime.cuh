@@ -653,4 +653,126 @@ static inline cudaError_t tile_launch_blocks(void (*kernel)(Params...), long lon
 
 #include "tile_profile.cuh"
 
+/* ---- tile_print in kernels ----------------------------------------------
+ * tile_print(x) in a grid block prints from the GPU in tile.h's CPU format
+ * (`name = value`; `name = [R x C] type`, then one line per row), after a
+ * line `-- block (by=0, bx=1)` naming the block (the grid's loop variables
+ * and their values). Thread 0 of each selected block prints; a lock over the
+ * device keeps one print's lines together when several blocks print.
+ *
+ * Which blocks print: TILEPP_PRINT_BLOCK, read once per process by the
+ * first launcher of a kernel that prints: unset, the first block (every
+ * grid index 0); `i,j,...` the block whose loop variables have these values
+ * (in the loops' order; missing trailing values are 0); `all` every block.
+ * The same first call raises the device's printf buffer to 64 MB. */
+#include <stdlib.h>
+#include <string.h>
+
+struct tile_print_sel {
+    int mode; /* 0: the first block, 1: the block of v, 2: every block */
+    long long v[3];
+};
+
+static inline tile_print_sel tile_print_parse(const char *s)
+{
+    tile_print_sel sel = {0, {0, 0, 0}};
+    if (!s || !*s)
+        return sel;
+    if (strcmp(s, "all") == 0) {
+        sel.mode = 2;
+        return sel;
+    }
+    const char *p = s;
+    for (int n = 0; n < 3; n++) {
+        char *end;
+        sel.v[n] = strtoll(p, &end, 10);
+        if (end == p)
+            break;
+        p = end;
+        while (*p == ' ')
+            p++;
+        if (*p == '\0') {
+            sel.mode = 1;
+            return sel;
+        }
+        if (*p != ',')
+            break;
+        p++;
+    }
+    fprintf(stderr, "tilepp: TILEPP_PRINT_BLOCK=%s: expected 'all' or up to 3 comma-separated integers; printing "
+                    "the first block\n",
+            s);
+    return tile_print_sel{0, {0, 0, 0}};
+}
+
+/* Host: the selection, read once per process (inline: one for the program). */
+inline tile_print_sel tile_print_select()
+{
+    static const tile_print_sel sel = [] {
+        /* room for a few 128x128 tiles; fails harmlessly where a kernel that prints ran already */
+        if (cudaDeviceSetLimit(cudaLimitPrintfFifoSize, (size_t)64 << 20) != cudaSuccess)
+            (void)cudaGetLastError();
+        return tile_print_parse(getenv("TILEPP_PRINT_BLOCK"));
+    }();
+    return sel;
+}
+
+#if defined(__CUDACC__)
+/* first: every grid index of the block is 0; v0..v2: its loop variables. */
+__device__ __forceinline__ bool tile_print_selected(const tile_print_sel &s, bool first, long long v0,
+                                                    long long v1 = 0, long long v2 = 0)
+{
+    return s.mode == 2 || (s.mode == 0 && first) || (s.mode == 1 && v0 == s.v[0] && v1 == s.v[1] && v2 == s.v[2]);
+}
+
+static __device__ int tile_print_lock_;
+__device__ inline void tile_print_acquire()
+{
+    while (atomicCAS(&tile_print_lock_, 0, 1) != 0)
+        __nanosleep(64);
+    __threadfence();
+}
+__device__ inline void tile_print_release()
+{
+    __threadfence();
+    atomicExch(&tile_print_lock_, 0);
+}
+
+/* One value as tile.h prints it: floating types %g (16-bit ones through
+ * float), integers %lld / %llu, bool 0 or 1; after `sep`. */
+__device__ inline void tile_print_elem(const char *sep, double v) { printf("%s%g", sep, v); }
+__device__ inline void tile_print_elem(const char *sep, float v) { printf("%s%g", sep, (double)v); }
+__device__ inline void tile_print_elem(const char *sep, tile_half v) { printf("%s%g", sep, (double)(float)v); }
+__device__ inline void tile_print_elem(const char *sep, tile_bfloat16 v) { printf("%s%g", sep, (double)(float)v); }
+__device__ inline void tile_print_elem(const char *sep, bool v) { printf("%s%llu", sep, (unsigned long long)v); }
+__device__ inline void tile_print_elem(const char *sep, long long v) { printf("%s%lld", sep, v); }
+__device__ inline void tile_print_elem(const char *sep, unsigned long long v) { printf("%s%llu", sep, v); }
+
+template <typename T> __device__ inline void tile_print_scalar(const char *name, T v)
+{
+    printf("%s = ", name);
+    tile_print_elem("", v);
+    printf("\n");
+}
+
+/* `name = [R x C] type` (rank 2) or `name = [C] type` (rank 1). */
+__device__ inline void tile_print_title(const char *name, const char *type, int rows, int cols, int rank)
+{
+    if (rank == 2)
+        printf("%s = [%d x %d] %s\n", name, rows, cols, type);
+    else
+        printf("%s = [%d] %s\n", name, cols, type);
+}
+
+/* Rows of a tile: get(r, c) is element (r, c), converted to T. */
+template <typename T, typename Get> __device__ inline void tile_print_rows(int rows, int cols, Get get)
+{
+    for (int r = 0; r < rows; r++) {
+        for (int c = 0; c < cols; c++)
+            tile_print_elem(c ? " " : "  ", (T)get(r, c));
+        printf("\n");
+    }
+}
+#endif
+
 #endif /* TILEPP_TILE_RUNTIME_CUH */

@@ -995,6 +995,21 @@ static void walk_node(Walk *w, CXCursor c, Use use)
         take_local_pragma(w, c);
         walk_children(w, c, 99, USE_READ);
         return;
+    case CXCursor_CallExpr:
+        if (strcmp(spelling(c), "tile_print") == 0) {
+            if (w->mode == CODE_PARALLEL)
+                error_at(loc_of(b, c),
+                         "tile_print inside a parallel loop would print once per iteration, each on its own "
+                         "thread: print the tile or value in the grid block, between its statements, where one "
+                         "thread prints it for the block");
+            else
+                error_at(loc_of(b, c), "tile_print in a grid block must be a statement of its own, between the "
+                                       "block's statements (not under if, in a loop or in an expression)");
+            w->failed = true;
+            return;
+        }
+        walk_children(w, c, 99, USE_READ);
+        return;
     default:
         if (k == CXCursor_NullStmt || clang_isStatement(k) || clang_isExpression(k) || k == CXCursor_InitListExpr)
             walk_children(w, c, 99, USE_READ);

@@ -332,6 +332,12 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
     }
     if (k == CXCursor_NullStmt)
         return true;
+    if (k == CXCursor_CallExpr && strcmp(spelling(stmt), "tile_print") == 0) {
+        error_at(loc_of(b, stmt),
+                 "tile_print at the top level of a kernel is not implemented on the GPU in this version of tilepp: "
+                 "print in a grid block, between its statements (the kernel's scalars too: once per block)");
+        return false;
+    }
     error_at(loc_of(b, stmt),
              "this statement is not inside a '#pragma tile parallel' or 'grid' loop: at the top level of a kernel, "
              "this version of tilepp accepts scalar declarations, parallel loops and grids");

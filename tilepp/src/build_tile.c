@@ -3,6 +3,7 @@
  * loops. */
 #include "build_internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@ static const TileOpName tile_ops[] = {
     {"tile_reduce_sum", TILE_REDUCE, false, false, RED_SUM, false},
     {"tile_reduce_absmax", TILE_REDUCE, false, false, RED_MAX, true},
     {"tile_reduce_abssum", TILE_REDUCE, false, false, RED_SUM, true},
+    {"tile_print", TILE_PRINT, false, false, 0, false},
 };
 
 static const TileOpName *tile_op_named(const char *name)
@@ -682,6 +684,118 @@ static bool build_reduce(OpBuild *ob, const TileOpName *name)
     return true;
 }
 
+/* The argument's text as `#x` spells it in tile.h's CPU tile_print: runs of
+ * white space (comments included) one space, none at either end. */
+static char *print_name(const char *text)
+{
+    Str s = {0};
+    bool space = false;
+    for (const char *p = text; *p; p++) {
+        bool comment = p[0] == '/' && (p[1] == '*' || p[1] == '/');
+        if (comment && p[1] == '*') {
+            const char *end = strstr(p + 2, "*/");
+            p = end ? end + 1 : p + strlen(p) - 1;
+        } else if (comment) {
+            while (p[1] && p[1] != '\n')
+                p++;
+        }
+        if (comment || isspace((unsigned char)*p)) {
+            space = true;
+            continue;
+        }
+        if (space && s.len)
+            str_add(&s, " ");
+        space = false;
+        str_addf(&s, "%c", *p);
+    }
+    return atake(&s);
+}
+
+/* The text of c as written in the file (tile_print's argument, which
+ * tile_ops.h's macro passes on), or NULL. */
+static char *spelled_text(const FrontEnd *fe, CXCursor c)
+{
+    CXSourceRange r = clang_getCursorExtent(c);
+    CXFile f1, f2;
+    unsigned begin, end;
+    clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &begin);
+    clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &end);
+    if (!f1 || !f2 || !clang_File_isEqual(f1, fe->file) || !clang_File_isEqual(f2, fe->file) || begin >= end ||
+        end > fe->len)
+        return NULL;
+    return astrndup(fe->text + begin, end - begin);
+}
+
+/* A buffer parameter of the kernel that e reads, or NULL (*at: where). */
+static const IrParam *reads_buffer(Builder *b, CXCursor e, CXCursor *at)
+{
+    if (kind_of(e) == CXCursor_UnaryExpr)
+        return NULL;
+    if (kind_of(e) == CXCursor_DeclRefExpr) {
+        const IrParam *p = param_of(b, clang_getCursorReferenced(e));
+        if (p && p->kind == PARAM_BUFFER) {
+            *at = e;
+            return p;
+        }
+    }
+    Children ch = children_of(e);
+    for (int i = 0; i < ch.n; i++) {
+        const IrParam *p = reads_buffer(b, ch.items[i], at);
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+/* tile_print(x) (tile_ops.h passes x as the second argument): a whole tile
+ * of the block, or a scalar with one value for the whole block. */
+static bool build_print(OpBuild *ob)
+{
+    IrTileOp *op = ob->op;
+    if (ob->args.n != 2) {
+        error_at(op->loc, "tile_print takes one argument");
+        return false;
+    }
+    CXCursor arg = ob->args.items[1], e = strip(arg), at;
+    char *text = spelled_text(ob->b->fe, arg);
+    if (!text) {
+        error_at(op->loc, "the argument of tile_print must be written in the file itself, not made by a macro");
+        return false;
+    }
+    op->print_name = print_name(text);
+    if (kind_of(e) == CXCursor_DeclRefExpr && grid_tile(ob->g, spelling(e))) {
+        op->src = tile_arg(ob, 1, "the argument");
+        return op->src != NULL;
+    }
+    CXType type = clang_getCanonicalType(clang_getCursorType(e));
+    if (type.kind == CXType_ConstantArray || type.kind == CXType_VariableArray || type.kind == CXType_IncompleteArray ||
+        type.kind == CXType_Pointer) {
+        error_at(loc_of(ob->b, arg),
+                 "tile_print on the GPU prints a whole tile of the block ('#pragma tile shared' or 'fragment') or "
+                 "a scalar, not '%s'",
+                 op->print_name);
+        return false;
+    }
+    if (!uniform_arg(ob, arg, "the argument"))
+        return false;
+    const IrParam *p = reads_buffer(ob->b, e, &at);
+    if (p) {
+        error_at(loc_of(ob->b, at),
+                 "tile_print on the GPU prints a value of the block, not an element of '%s' in memory: read it into "
+                 "a variable of the block in a statement before and print that",
+                 p->name);
+        return false;
+    }
+    op->print_type = ir_type(clang_getCursorType(e));
+    if (op->print_type.kind == SCALAR_OTHER) {
+        error_at(loc_of(ob->b, arg), "tile_print prints a tile or an arithmetic value, not a '%s'",
+                 op->print_type.spelling);
+        return false;
+    }
+    op->value = text;
+    return true;
+}
+
 static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpName *name)
 {
     IrTileOp *op = anew(sizeof *op);
@@ -715,6 +829,9 @@ static IrStmt *build_tile_op(Builder *b, IrGrid *g, CXCursor call, const TileOpN
         break;
     case TILE_REDUCE:
         ok = build_reduce(&ob, name);
+        break;
+    case TILE_PRINT:
+        ok = build_print(&ob);
         break;
     default:
         error_at(op->loc, "'%s' is not implemented yet on the GPU in this version of tilepp", name->name);
@@ -978,13 +1095,13 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace pl
                      name->name);
             return false;
         }
-        if (name)
-            return add_stmt(out, build_tile_op(b, g, stmt, name));
-        if (strcmp(spelling(stmt), "tile_print") == 0) {
-            error_at(loc_of(b, stmt), "'%s' is not implemented yet on the GPU in this version of tilepp",
-                     spelling(stmt));
+        if (name && name->kind == TILE_PRINT && in_pipeline) {
+            error_at(loc_of(b, stmt), "tile_print in a pipelined loop is not implemented yet in this version of "
+                                      "tilepp: print before or after the loop");
             return false;
         }
+        if (name)
+            return add_stmt(out, build_tile_op(b, g, stmt, name));
     }
     if (a && a->pragma->kind == PRAGMA_GEMM && (k == CXCursor_ForStmt || k == CXCursor_CallExpr))
         return add_stmt(out, build_matched_gemm(b, g, stmt, a->pragma));

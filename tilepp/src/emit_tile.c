@@ -202,6 +202,112 @@ static void put_copy(Block *bl, const IrTileOp *op, const char *indent)
     }
 }
 
+/* ---- tile_print ---- */
+
+/* Whether this block prints (TILEPP_PRINT_BLOCK, read by the launcher). */
+static char *print_selected(const IrGrid *g)
+{
+    Str s = {0};
+    str_add(&s, "tile_print_selected(tile_psel, ");
+    for (int d = 0; d < g->depth; d++)
+        str_addf(&s, "%stile_b%d == 0", d ? " && " : "", d);
+    for (int d = 0; d < g->depth; d++)
+        str_addf(&s, ", (long long)(%s)", g->loops[d].var);
+    str_add(&s, ")");
+    return atake(&s);
+}
+
+/* Thread 0 of a selected block: takes the device's print lock and names the block. */
+static void put_print_open(Block *bl, const char *in)
+{
+    const IrGrid *g = bl->gp->grid;
+    putf(bl->o, "%s    tile_print_acquire();\n%s    printf(\"-- block (", in, in);
+    for (int d = 0; d < g->depth; d++)
+        putf(bl->o, "%s%s=%%lld", d ? ", " : "", g->loops[d].var);
+    put(bl->o, ")\\n\"");
+    for (int d = 0; d < g->depth; d++)
+        putf(bl->o, ", (long long)(%s)", g->loops[d].var);
+    put(bl->o, ");\n");
+}
+
+/* The C string literal of s. */
+static char *c_string(const char *s)
+{
+    Str r = {0};
+    str_add(&r, "\"");
+    for (; *s; s++)
+        str_addf(&r, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
+    str_add(&r, "\"");
+    return atake(&r);
+}
+
+/* The cast that gives a scalar of type t the overload of tile_print_elem
+ * that prints it as tile.h does. */
+static const char *print_cast(const IrType *t)
+{
+    switch (t->kind) {
+    case SCALAR_BOOL:
+        return "bool";
+    case SCALAR_INT:
+        return t->is_signed ? "long long" : "unsigned long long";
+    case SCALAR_DOUBLE:
+        return "double";
+    default:
+        return "float";
+    }
+}
+
+/* tile_print(x): one thread of each selected block prints (lower_block.c's
+ * barriers around a shared tile's print; a fragment's goes through the
+ * grid's print scratch, some rows at a time, between barriers). */
+static void put_print(Block *bl, const IrTileOp *op, const char *in)
+{
+    Out *o = bl->o;
+    const IrBuffer *t = op->src;
+    const char *name = c_string(op->print_name);
+    if (!t) {
+        putf(o, "%sif (threadIdx.x == 0 && %s) {\n", in, print_selected(bl->gp->grid));
+        put_print_open(bl, in);
+        putf(o, "%s    tile_print_scalar(%s, (%s)(%s));\n", in, name, print_cast(&op->print_type), op->value);
+        putf(o, "%s    tile_print_release();\n%s}\n", in, in);
+        return;
+    }
+    long long rows = t->rank == 2 ? t->dims[0] : 1, cols = t->dims[t->rank - 1];
+    const char *title = aprintf("tile_print_title(%s, \"%s\", %lld, %lld, %d);", name, elem(t), rows, cols, t->rank);
+    if (t->space == SPACE_SHARED) {
+        putf(o, "%sif (threadIdx.x == 0 && %s) {\n", in, print_selected(bl->gp->grid));
+        put_print_open(bl, in);
+        putf(o, "%s    const auto tile_t = %s;\n%s    %s\n", in, staged(bl, t), in, title);
+        putf(o,
+             "%s    tile_print_rows<%s>(%lld, %lld, [&](int tile_r, int tile_c) { return tile_t(tile_r, tile_c); });\n",
+             in, elem(t), rows, cols);
+        putf(o, "%s    tile_print_release();\n%s}\n", in, in);
+        return;
+    }
+    long long chunk = print_chunk_rows(t);
+    putf(o, "%sif (%s) { /* the block passes the fragment's rows through shared memory */\n", in,
+         print_selected(bl->gp->grid));
+    putf(o, "%s    float *const tile_ps = reinterpret_cast<float *>(tile_smem + %lld);\n", in, bl->gp->print_offset);
+    putf(o, "%s    if (threadIdx.x == 0) {\n", in);
+    put_print_open(bl, aprintf("%s    ", in));
+    putf(o, "%s        %s\n%s    }\n", in, title, in);
+    putf(o, "%s    for (int tile_p0 = 0; tile_p0 < %lld; tile_p0 += %lld) {\n", in, rows, chunk);
+    putf(o, "%s        __syncthreads(); /* thread 0 printed the previous rows */\n", in);
+    putf(o,
+         "%s        %s.for_each([&](float &tile_v, int tile_r, int tile_c) {\n"
+         "%s            if (tile_r >= tile_p0 && tile_r < tile_p0 + %lld)\n"
+         "%s                tile_ps[(tile_r - tile_p0) * %lld + tile_c] = tile_v;\n"
+         "%s        });\n",
+         in, t->name, in, chunk, in, cols, in);
+    putf(o, "%s        __syncthreads();\n", in);
+    putf(o, "%s        if (threadIdx.x == 0)\n", in);
+    putf(o,
+         "%s            tile_print_rows<%s>(%lld - tile_p0 < %lld ? %lld - tile_p0 : %lld, %lld, [&](int tile_r, int "
+         "tile_c) { return tile_ps[tile_r * %lld + tile_c]; });\n",
+         in, elem(t), rows, chunk, rows, chunk, cols, cols);
+    putf(o, "%s    }\n%s    if (threadIdx.x == 0)\n%s        tile_print_release();\n%s}\n", in, in, in, in);
+}
+
 void put_op(Block *bl, const IrTileOp *op, const char *indent)
 {
     Out *o = bl->o;
@@ -248,6 +354,9 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
         else
             putf(o, "%stile80::reduce_rows<%s, %s>(%s, %s, (%s) != 0);\n", indent, reduce_op_enum(op->reduce),
                  op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear);
+        break;
+    case TILE_PRINT:
+        put_print(bl, op, indent);
         break;
     }
     if (syncs.after)
@@ -389,7 +498,9 @@ static void put_grid_comment(Out *o, const IrKernel *k, const GridPlan *gp)
         const SharedPlan *sp = gp->shared.items[i];
         putf(o, "%s%s %d x %lld", i ? ", " : " (", sp->buf->name, sp->stages, sp->bytes);
     }
-    put(o, gp->shared.len ? ").\n" : ".\n");
+    if (gp->print_bytes)
+        putf(o, "%stile_print scratch %lld", gp->shared.len ? ", " : " (", gp->print_bytes);
+    put(o, gp->shared.len || gp->print_bytes ? ").\n" : ".\n");
     if (gp->sm90_why)
         putf(o, "// On sm_90a this kernel runs too: no warp-specialized variant, because %s.\n", gp->sm90_why);
 }
@@ -502,6 +613,8 @@ void put_grid_kernel(Out *o, const KernelPlan *kp, const GridPlan *gp)
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_loop tile_l%d", d);
     put_scratch_params(o, kp);
+    if (gp->prints)
+        put(o, ", tile_print_sel tile_psel");
     put(o, ")\n{\n    extern __shared__ __align__(128) unsigned char tile_smem[];\n");
     if (gp->block_reductions)
         put(o, "    __shared__ alignas(16) unsigned char tile_red_smem[TILE_REDUCE_SCRATCH];\n");
@@ -593,6 +706,8 @@ static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, co
             put(o, ", tile_loop");
         if (kp->slots.len)
             put(o, ", unsigned char *, unsigned char *");
+        if (gp->prints)
+            put(o, ", tile_print_sel");
         if (gp->align_variants)
             putf(o, ") = tile_aligned ? %s<16> : %s<0>;\n", gp->kernel_name, gp->kernel_name);
         else
@@ -613,6 +728,8 @@ static void put_sm80_launch(Out *o, const KernelPlan *kp, const GridPlan *gp, co
     for (int d = 0; d < g->depth; d++)
         putf(o, ", tile_l%d", d);
     put_scratch_args(o, kp);
+    if (gp->prints)
+        put(o, ", tile_print_select()");
     putf(o, ");\n%sif (tile_err != cudaSuccess)\n%s    return tile_prof.failed(&tile_dev, tile_err);\n", in, in);
 }
 

@@ -161,7 +161,7 @@ static void dump_parallel(FILE *out, const IrParallel *par, const char *indent)
 
 static const char *tile_op_name(const IrTileOp *op)
 {
-    static const char *names[] = {"clear", "fill", "load", "store", "copy", "gemm", "reduce"};
+    static const char *names[] = {"clear", "fill", "load", "store", "copy", "gemm", "reduce", "print"};
     return names[op->kind];
 }
 
@@ -187,6 +187,8 @@ static void dump_block(FILE *out, const Vec *body, const char *indent)
             else if (op->kind == TILE_GEMM)
                 fprintf(out, "%s%s %s %s %s", op->a_trans ? " A^T" : "", op->b_trans ? " B^T" : "", op->a->name,
                         op->b->name, op->c->name);
+            else if (op->kind == TILE_PRINT)
+                fprintf(out, " %s%s%s", op->print_name, op->src ? "" : " : ", op->src ? "" : op->print_type.spelling);
             else if (op->kind == TILE_LOAD || op->kind == TILE_STORE) {
                 fprintf(out, " %s %s", op->kind == TILE_LOAD ? op->dst->name : op->src->name, op->mat.buf->name);
                 for (int d = 0; d < op->mat.nlead; d++)

@@ -156,13 +156,14 @@ typedef struct IrParallel {
  * combined by tile operations, the calls of tile.h. */
 
 typedef enum {
-    TILE_CLEAR, /* tile_clear(t) */
-    TILE_FILL,  /* tile_fill(t, v) */
-    TILE_LOAD,  /* tile_load(dst tile, src matrix, r0, c0 [, rows, cols]) */
-    TILE_STORE, /* tile_store(dst matrix, src tile, r0, c0 [, rows, cols]) */
-    TILE_COPY,  /* tile_copy(dst, src) */
-    TILE_GEMM,  /* tile_gemm[_nt|_tn|_tt](A, B, C): C += op(A) op(B) */
-    TILE_REDUCE /* tile_reduce_max|min|sum|absmax|abssum(src, dst, dim, clear) */
+    TILE_CLEAR,  /* tile_clear(t) */
+    TILE_FILL,   /* tile_fill(t, v) */
+    TILE_LOAD,   /* tile_load(dst tile, src matrix, r0, c0 [, rows, cols]) */
+    TILE_STORE,  /* tile_store(dst matrix, src tile, r0, c0 [, rows, cols]) */
+    TILE_COPY,   /* tile_copy(dst, src) */
+    TILE_GEMM,   /* tile_gemm[_nt|_tn|_tt](A, B, C): C += op(A) op(B) */
+    TILE_REDUCE, /* tile_reduce_max|min|sum|absmax|abssum(src, dst, dim, clear) */
+    TILE_PRINT   /* tile_print(x): a whole tile (src) or a scalar (value) */
 } TileOpKind;
 
 /* A matrix operand in global memory: a buffer parameter, or a 2-D slice of
@@ -189,8 +190,10 @@ typedef struct IrTileOp {
     char *policy;          /* GEMM: warp arrangement from `#pragma tile gemm policy(...)`, or NULL */
     IrReduceOp reduce;     /* REDUCE: RED_MAX, RED_MIN or RED_SUM (of |x| when reduce_abs) */
     bool reduce_abs;
-    int dim;     /* REDUCE: 1, one value per row of src; 0, per column */
-    char *clear; /* REDUCE: C text; nonzero starts from the identity, zero combines with dst's values */
+    int dim;           /* REDUCE: 1, one value per row of src; 0, per column */
+    char *clear;       /* REDUCE: C text; nonzero starts from the identity, zero combines with dst's values */
+    char *print_name;  /* PRINT: the argument as `#x` spells it (the name printed) */
+    IrType print_type; /* PRINT of a scalar: its type */
     SrcLoc loc;
 } IrTileOp;
 

@@ -220,6 +220,8 @@ typedef struct GridPlan {
     bool block_reductions; /* some parallel loop of the block reduces: scratch in shared memory */
     Sm90Plan *sm90;        /* the sm_90a variant, or NULL: the sm_80 kernel runs on Hopper too */
     const char *sm90_why;  /* when there is no sm_90a variant although 90a was asked for */
+    bool prints;           /* the block has tile_print: the kernel takes the launcher's tile_print_sel */
+    long long print_offset, print_bytes; /* shared scratch a fragment's print passes its rows through */
 } GridPlan;
 
 typedef struct KernelPlan {
@@ -249,6 +251,10 @@ typedef struct TileSyncs {
     bool before, after;
 } TileSyncs;
 TileSyncs tile_op_syncs(const IrTileOp *op);
+
+/* Rows of fragment t that one pass of its tile_print gathers in the grid's
+ * print scratch (8 KB of float, at least one row). */
+long long print_chunk_rows(const IrBuffer *t);
 
 /* lower_block.c: the statements of a grid's block beside its tile work:
  * the layouts of its fragments, the plans of its parallel loops, the

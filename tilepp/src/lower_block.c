@@ -101,6 +101,9 @@ TileSyncs tile_op_syncs(const IrTileOp *op)
         return (TileSyncs){shared_dst || shared_src, shared_dst};
     case TILE_GEMM:
         return (TileSyncs){false, false};
+    case TILE_PRINT: /* a shared tile: thread 0 reads what the block wrote, before the block writes it again (a
+                        fragment's print has barriers of its own around its scratch: emit_tile.c) */
+        return (TileSyncs){shared_src, shared_src};
     }
     return (TileSyncs){true, true};
 }
@@ -339,7 +342,7 @@ static bool rows_ops_ok(const Vec *body, const Vec *found, const IrBuffer *t)
             continue;
         const IrBuffer *other = op->dst == t ? op->src : op->dst;
         if (op->kind == TILE_CLEAR || op->kind == TILE_FILL || op->kind == TILE_LOAD || op->kind == TILE_STORE ||
-            (op->kind == TILE_REDUCE && op->dst == t && op->src->space == SPACE_FRAGMENT) ||
+            op->kind == TILE_PRINT || (op->kind == TILE_REDUCE && op->dst == t && op->src->space == SPACE_FRAGMENT) ||
             (op->kind == TILE_COPY && rows_of(found, other)))
             continue;
         error_at(op->loc,
@@ -914,7 +917,7 @@ static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
         any = true;
         host_bounds &= !mentions_device_name(k, gp->grid, &gp->grid->body, pp->par);
     }
-    gp->unroll_variants = any && host_bounds && !gp->align_variants;
+    gp->unroll_variants = any && host_bounds && !gp->align_variants && !gp->prints; /* prints: one per block */
     if (gp->unroll_variants)
         plan_teams(gp, k);
     /* a multiprocessor holds at most 2048 threads and 32 blocks (sm_80 to

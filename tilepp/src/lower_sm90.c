@@ -752,6 +752,10 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
 {
     const IrGrid *g = gp->grid;
     Sm90Plan *p = anew(sizeof *p);
+    if (gp->prints) { /* a debugging aid: the sm_80 kernel prints, and runs on Hopper too */
+        *why = "the block prints (tile_print), which only the sm_80 kernel does";
+        return NULL;
+    }
     if (!plan_mainloop(p, gp, why) || !(p->gemm = mainloop_gemm(gp, p->pipe, why)))
         return NULL;
     const IrBuffer *c = p->gemm->c;

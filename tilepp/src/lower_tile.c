@@ -69,6 +69,37 @@ static bool loaded_in(const IrPipelined *pipe, const IrBuffer *buf)
     return false;
 }
 
+long long print_chunk_rows(const IrBuffer *t)
+{
+    long long rows = t->rank == 2 ? t->dims[0] : 1, cols = t->dims[t->rank - 1];
+    long long chunk = 8192 / (cols * 4);
+    return chunk < 1 ? 1 : chunk < rows ? chunk : rows;
+}
+
+/* tile_print of a fragment: its elements sit in the threads' registers, so
+ * the block writes them, some rows at a time, to a scratch buffer in shared
+ * memory that thread 0 prints from (between barriers: emit_tile.c). */
+static void plan_print_scratch(GridPlan *gp, Str *detail)
+{
+    const Vec *body = &gp->grid->body;
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind != STMT_TILE_OP || s->op->kind != TILE_PRINT)
+            continue;
+        gp->prints = true;
+        const IrBuffer *t = s->op->src;
+        if (!t || t->space != SPACE_FRAGMENT)
+            continue;
+        long long bytes = (print_chunk_rows(t) * t->dims[t->rank - 1] * 4 + 127) / 128 * 128;
+        gp->print_bytes = bytes > gp->print_bytes ? bytes : gp->print_bytes;
+    }
+    if (!gp->print_bytes)
+        return;
+    gp->print_offset = gp->smem_bytes;
+    gp->smem_bytes += gp->print_bytes;
+    str_addf(detail, "%stile_print scratch: %lld", detail->len ? ", " : "", gp->print_bytes);
+}
+
 static bool plan_shared(GridPlan *gp, unsigned archs)
 {
     const IrGrid *g = gp->grid;
@@ -111,6 +142,7 @@ static bool plan_shared(GridPlan *gp, unsigned archs)
         }
         vec_push(&gp->shared, sp);
     }
+    plan_print_scratch(gp, &detail);
     const char *arch;
     long long limit = smem_limit(archs, &arch);
     bool ok = gp->smem_bytes <= limit;
