@@ -8,16 +8,24 @@
 # 16-byte memory accesses the samples promise (needs cuobjdump). The GEMM
 # section does the same for gemm.c (against cuBLAS too), runs the schedule
 # exploration of gemm_schedules.c and shows the tensor-core landmarks
-# (HMMA, LDSM, LDGSTS) of its SASS.
+# (HMMA, LDSM, LDGSTS) of its SASS. The fused samples follow, each source
+# and its run: gemm_bias_gelu.c (epilogue, epilogue-run), the row samples
+# (softmax, rows), gemm_softmax.c (gemm-softmax, gemm-softmax-run) and
+# flash_attention.c (attention, attention-run: causal and non-causal); their
+# drivers check the GPU against the CPU run, then time the kernel next to
+# cuBLAS and an unfused pair of kernels.
 #
 # Fault tolerant: every section runs in its own subshell; a failing section
 # is reported and the tour goes on. At the end: a summary table (section,
 # status, seconds) and a compact language reference. Exit status 1 when any
-# section FAILED; SKIPPED sections (no GPU, no cuobjdump) are fine.
+# section FAILED; SKIPPED sections (no GPU, no cuobjdump) are fine, each says
+# why. A driver that finds no GPU runs its CPU part, prints "SKIPPED: ..."
+# and exits 77, or prints "GPU: skipped" and exits 0 (the older ones).
 #
 # Sections have ids (`tour.sh BUILD --list`); `tour.sh BUILD ID...` runs
 # only those (`./run tour ID...` too). Colour only on a terminal (NO_COLOR
-# turns it off).
+# turns it off); on a terminal, while a program runs and prints nothing, a
+# progress line counts its seconds (erased when it prints or ends).
 #
 # Example:  cmake -S . -B build -G Ninja && cmake --build build
 #           samples/tour.sh build
@@ -144,6 +152,55 @@ kernel_names() {
              s = substr($0, RSTART, RLENGTH); sub(/[ \t]*\($/, "", s); print s; want = 0 }' "$1"
 }
 
+# shown LOG LABEL COMMAND...: runs COMMAND, its output (stdout and stderr
+# together) on stdout and in LOG; returns its exit status. On a terminal,
+# while the command has printed no whole line for a second, a progress line
+# below its output counts the seconds ("LABEL: running, N s"); the next line
+# of output, or the end, erases it. Not on a terminal: the plain output.
+shown() {
+    local log=$1 label=$2 rc=0
+    shift 2
+    : >"$log"
+    if [ -t 1 ]; then
+        "$@" 2>&1 | progress_lines "$log" "$label" || rc=${PIPESTATUS[0]}
+    else
+        "$@" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+    fi
+    return "$rc"
+}
+
+# progress_lines LOG LABEL: copies stdin to stdout and LOG line by line; each
+# second without a whole line, redraws "  | LABEL: running, N s" in place.
+progress_lines() {
+    local log=$1 label=$2 line partial='' status start=$SECONDS ticks=0 spin='|/-\'
+    while :; do
+        IFS= read -r -t 1 line && status=0 || status=$?
+        if [ "$status" -eq 0 ]; then
+            printf '\r\033[K%s\n' "$partial$line"
+            printf '%s\n' "$partial$line" >>"$log"
+            partial=''
+            continue
+        fi
+        if [ "$status" -le 128 ]; then # the end of the output (a last line without a newline too)
+            if [ -n "$partial$line" ]; then
+                printf '\r\033[K%s\n' "$partial$line"
+                printf '%s\n' "$partial$line" >>"$log"
+            fi
+            printf '\r\033[K'
+            return 0
+        fi
+        partial+=$line # a second went by: read keeps what it got of a line
+        printf '\r\033[K  %s %s: running, %d s' "${spin:$((ticks++ % 4)):1}" "$label" $((SECONDS - start))
+    done
+}
+
+# into OUT ERR COMMAND...: COMMAND with its stdout in OUT and its stderr in ERR.
+into() {
+    local out=$1 err=$2
+    shift 2
+    "$@" >"$out" 2>"$err"
+}
+
 cuda_in_build() {
     # Whether CMake found nvcc for this build (TILEPP_HAVE_CUDA).
     grep -Eq '^CMAKE_CUDA_COMPILER:[A-Z]+=.+' "$BUILD/CMakeCache.txt" 2>/dev/null &&
@@ -223,8 +280,15 @@ sec_run() {
     fi
     echo "\$ $(basename "$exe")"
     local rc=0
-    "$exe" | tee "$TMP/run.out" || rc=$?
-    [ "$rc" -eq 0 ] || return "$rc"
+    shown "$TMP/run.out" "$(basename "$exe")" "$exe" || rc=$?
+    if [ "$rc" -eq "$SKIP" ]; then
+        echo "(CPU part only: the driver skipped its GPU part, exit status $SKIP)"
+        return $SKIP
+    fi
+    if [ "$rc" -ne 0 ]; then
+        echo "$(basename "$exe") exited with status $rc (1: a wrong result or a CUDA error; see above)"
+        return "$rc"
+    fi
     if grep -q '^GPU: skipped' "$TMP/run.out"; then
         echo "(CPU part only: no CUDA device here)"
         return $SKIP
@@ -370,7 +434,8 @@ sec_profiler() {
         return 1
     fi
     echo "\$ TILEPP_PROFILE=1 $(basename "$exe")     (the table is printed on stderr at exit)"
-    TILEPP_PROFILE=1 "$exe" >"$TMP/prof.out" 2>"$TMP/prof.err" || { cat "$TMP/prof.out" "$TMP/prof.err"; return 1; }
+    shown "$TMP/prof.log" "$(basename "$exe") (profiled)" into "$TMP/prof.out" "$TMP/prof.err" env TILEPP_PROFILE=1 "$exe" ||
+        { cat "$TMP/prof.out" "$TMP/prof.err"; return 1; }
     if grep -q '^GPU: skipped' "$TMP/prof.out"; then
         echo "(no CUDA device here: nothing to time)"
         return $SKIP
@@ -389,7 +454,7 @@ sec_profiler() {
 sec_inspect() {
     cuda_in_build || { echo "no CUDA compiler (nvcc) in this build: nothing to compile and inspect"; return $SKIP; }
     echo "\$ tilepp inspect samples/gemm.c --arch 90a"
-    "$TILEPP" inspect "$REPO/samples/gemm.c" --arch 90a
+    shown "$TMP/inspect.out" "tilepp inspect" "$TILEPP" inspect "$REPO/samples/gemm.c" --arch 90a
 }
 
 reference() {
@@ -429,9 +494,11 @@ locals, if/else, inner sequential loops, static helper functions, macros and
 enum constants. In a grid block, statements between loops run on every
 thread alike (one thread when they write memory); barriers are placed for you.
 A parallel loop over a 2-D fragment's indices runs in registers, each thread
-on its own elements (fused GEMM epilogues: samples/gemm_bias_gelu.c); a GEMM
-takes its A operand from a fragment, and a pipelined loop may hold two GEMMs
-with fragment work between them (samples/flash_attention.c).
+on its own elements (fused GEMM epilogues: samples/gemm_bias_gelu.c; a row
+softmax after the product: samples/gemm_softmax.c); a GEMM takes its A
+operand from a fragment, and a pipelined loop may hold two GEMMs with
+fragment work between them (samples/flash_attention.c). The samples' drivers
+(samples/*_main.c; tour sections ...-run): CPU run, GPU check, timing.
 
 Code paths: sm_80 (mma.sync, ldmatrix, cp.async; runs on Hopper too) and, for
 GEMM-shaped grids, sm_90a (TMA + mbarrier pipeline, wgmma, warp-specialized,
@@ -460,9 +527,13 @@ all_sections() {
     section schedules "gemm: schedules" sec_run gemm_schedules
     section gemm-landmarks "gemm: tensor-core landmarks (SASS)" sec_gemm_landmarks
     section epilogue "gemm_bias_gelu (a fused epilogue in registers): source and generated code" sec_translate gemm_bias_gelu
-    section attention "flash_attention (two products and the online softmax in one pipelined loop): source and generated code" sec_translate flash_attention
+    section epilogue-run "gemm_bias_gelu: run (CPU reference, GPU; cuBLAS + bias_gelu, cuBLAS alone)" sec_run gemm_bias_gelu
     section softmax "softmax: source and generated code" sec_translate softmax
     section rows "softmax, layernorm, normalize: run" sec_run rows
+    section gemm-softmax "gemm_softmax (a row softmax in a GEMM's epilogue): source and generated code" sec_translate gemm_softmax
+    section gemm-softmax-run "gemm_softmax: run (CPU reference, GPU; cuBLAS + softmax_f16, cuBLAS alone)" sec_run gemm_softmax
+    section attention "flash_attention (two products and the online softmax in one pipelined loop): source and generated code" sec_translate flash_attention
+    section attention-run "flash_attention: run, causal and non-causal (CPU reference, double loop, unfused cuBLAS attention)" sec_run flash_attention
     section inspect "inspect: landmarks and resources of the GEMM's kernels" sec_inspect
     section profiler "profiler: TILEPP_PROFILE=1 on the GEMM sample" sec_profiler
 }

@@ -53,7 +53,7 @@ have tile_ops_test && step "tile_ops_test (TILEPP_PATH=sm90)" tile_ops_test_sm90
 # the device's own path and on the sm_80 kernels.
 have difftest_gpu && step difftest_gpu difftest_gpu.log "$bin/difftest_gpu"
 have difftest_gpu && step "difftest_gpu (TILEPP_PATH=sm80)" difftest_gpu_sm80.log env TILEPP_PATH=sm80 "$bin/difftest_gpu"
-for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample rows_sample; do
+for s in vector_add_sample bias_gelu_sample gemm_sample gemm_schedules_sample rows_sample gemm_bias_gelu_sample gemm_softmax_sample flash_attention_sample; do
     have "$s" && step "$s" "$s.log" "$bin/$s"
 done
 # The embedded compute_80 PTX, as a GPU the build has no machine code for
