@@ -134,7 +134,7 @@ static char *code_text(const Walk *w, CXCursor c)
 }
 
 /* The end of the call whose '(' is at `open` in the file: after its ')'. */
-static bool call_end(const FrontEnd *fe, unsigned open, unsigned *end)
+bool call_end(const FrontEnd *fe, unsigned open, unsigned *end)
 {
     int depth = 0;
     for (unsigned i = open; i < fe->len; i++) {

@@ -93,6 +93,9 @@ IrCode *build_plain_code(Builder *b, CXCursor c, unsigned begin, unsigned end);
 /* The same for a declaration of the file that the kernels use (a helper
  * function): its text, with those casts. */
 char *build_plain_text(Builder *b, CXCursor c);
+/* The end (past its ')') of the parenthesized text of the file that starts
+ * at offset `open`, skipping literals and comments; false if it does not end. */
+bool call_end(const FrontEnd *fe, unsigned open, unsigned *end);
 /* Which of the reductions of the parallel loop being built has variable decl; -1 if none. */
 int reduce_index(const Builder *b, CXCursor decl);
 

@@ -711,19 +711,22 @@ static char *print_name(const char *text)
     return atake(&s);
 }
 
-/* The text of c as written in the file (tile_print's argument, which
- * tile_ops.h's macro passes on), or NULL. */
-static char *spelled_text(const FrontEnd *fe, CXCursor c)
+/* The argument of the tile_print call `call` as written in the file (what
+ * `#x` stringizes in tile.h: before macro expansion), or NULL when the call
+ * is not written there as `tile_print(...)`. */
+static char *print_argument(const FrontEnd *fe, CXCursor call)
 {
-    CXSourceRange r = clang_getCursorExtent(c);
-    CXFile f1, f2;
-    unsigned begin, end;
-    clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &begin);
-    clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &end);
-    if (!f1 || !f2 || !clang_File_isEqual(f1, fe->file) || !clang_File_isEqual(f2, fe->file) || begin >= end ||
-        end > fe->len)
+    CXFile file;
+    unsigned at, end;
+    clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(call)), &file, NULL, NULL, &at);
+    if (!file || !clang_File_isEqual(file, fe->file) || at + 10 > fe->len || strncmp(fe->text + at, "tile_print", 10))
         return NULL;
-    return astrndup(fe->text + begin, end - begin);
+    unsigned open = at + 10;
+    while (open < fe->len && isspace((unsigned char)fe->text[open]))
+        open++;
+    if (open >= fe->len || fe->text[open] != '(' || !call_end(fe, open, &end))
+        return NULL;
+    return astrndup(fe->text + open + 1, end - open - 2);
 }
 
 /* A buffer parameter of the kernel that e reads, or NULL (*at: where). */
@@ -757,7 +760,7 @@ static bool build_print(OpBuild *ob)
         return false;
     }
     CXCursor arg = ob->args.items[1], e = strip(arg), at;
-    char *text = spelled_text(ob->b->fe, arg);
+    char *text = print_argument(ob->b->fe, ob->call);
     if (!text) {
         error_at(op->loc, "the argument of tile_print must be written in the file itself, not made by a macro");
         return false;
