@@ -35,13 +35,12 @@
  * error; without a CUDA device the CPU part runs, then "SKIPPED: ..." and
  * 77. */
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
 
 #include <tilepp/bench.h>
 
 #include "cublas_ref.h"
 #include "flash_attention.tile.h"
+#include "sample_check.h"
 #include "softmax.tile.h"
 
 /* The head dimension the sample was built with (its default). */
@@ -86,43 +85,6 @@ enum { TB = 4, TH = 32, TN = 4096, SPOT_HEADS = 8, SPOT_ROWS = 12 };
 #define RTOL_CPU 0x1p-8
 #define ATOL_RMS 0x1p-7
 
-static double seconds_now(void)
-{
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* ---- outputs on the device: poisoned, between two guard zones ------------ */
-
-enum { GUARD = 256 }; /* bytes of poison on each side of an output */
-
-static void *output_alloc(size_t bytes)
-{
-    char *p = NULL;
-    TILE_CHECK_CUDA(cudaMalloc((void **)&p, bytes + 2 * GUARD));
-    TILE_CHECK_CUDA(tile_check_poison(p, bytes + 2 * GUARD)); /* 0xFF bytes: NaN in half */
-    return p + GUARD;
-}
-
-static void output_free(void *d) { TILE_CHECK_CUDA(cudaFree((char *)d - GUARD)); }
-
-/* Waits for the device, copies the output back; *damage: NULL, or what
- * happened to the guard zones. */
-static half *output_fetch(const void *d, size_t bytes, const char **damage)
-{
-    unsigned char *all = tile_check_xmalloc(bytes + 2 * GUARD);
-    TILE_CHECK_CUDA(cudaDeviceSynchronize());
-    TILE_CHECK_CUDA(cudaMemcpy(all, (const char *)d - GUARD, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
-    *damage = !tile_check_is_poisoned(all, GUARD)                 ? "written before its first element"
-              : !tile_check_is_poisoned(all + GUARD + bytes, GUARD) ? "written past its last element"
-                                                                    : NULL;
-    half *out = tile_check_xmalloc(bytes);
-    memcpy(out, all + GUARD, bytes);
-    free(all);
-    return out;
-}
-
 /* An array's shape, to name an element: dims[0..4) with the layout's
  * names, the last one the head dimension. */
 typedef struct {
@@ -136,8 +98,11 @@ static layout bhnd(int batch, int heads, int seq)
     return l;
 }
 
-static void describe(const layout *l, size_t i, char *buf, size_t len)
+/* Element i of the layout *ctx, named ("batch 0, head 2, query 17, d 5");
+ * a sample_where_fn, for the messages of sample_check.h. */
+static void describe(const void *ctx, size_t i, char *buf, size_t len)
 {
+    const layout *l = ctx;
     size_t idx[4];
     for (int k = 3; k >= 0; k--)
         idx[k] = i % (size_t)l->dims[k], i /= (size_t)l->dims[k];
@@ -145,78 +110,26 @@ static void describe(const layout *l, size_t i, char *buf, size_t len)
              l->names[3], idx[3]);
 }
 
-/* The element of out farthest from ref (a NaN first), described. */
-static void print_worst(const layout *l, const half *out, const half *ref, size_t n)
+static sample_where where_in(const layout *l)
 {
-    size_t worst = n;
-    double worst_d = -1.0;
-    for (size_t i = 0; i < n; i++) {
-        double d = fabs((double)out[i] - (double)ref[i]);
-        if (isnan(d)) {
-            worst = i;
-            break;
-        }
-        if (d > worst_d)
-            worst = i, worst_d = d;
-    }
-    if (worst < n) {
-        char where[128];
-        describe(l, worst, where, sizeof where);
-        printf("      largest difference at %s: GPU %.6g, reference %.6g\n", where, (double)out[worst],
-               (double)ref[worst]);
-    }
-}
-
-/* Elementwise, against the CPU run (rtol > 0): every element within rtol
- * of the reference, or within ATOL_RMS of the reference's rms (for the
- * elements near 0): a single wrong element shows, which the norm-wise
- * relative error of a large output can hide. Returns 1 when all are;
- * otherwise 0, with why in why[0..len). */
-static int check_elements(const layout *l, const half *out, const half *ref, size_t n, double rtol, char *why,
-                          size_t len)
-{
-    double sum2 = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum2 += (double)ref[i] * (double)ref[i];
-    double atol = ATOL_RMS * sqrt(sum2 / (double)(n ? n : 1));
-    tile_check_close close;
-    if (tile_check_allclose(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, n, rtol, atol, 0, &close))
-        return 1;
-    char where[128];
-    describe(l, close.first, where, sizeof where);
-    snprintf(why, len,
-             "%zu of %zu elements differ by more than %.1e x |reference| + %.1e, the first at\n"
-             "            %s: GPU %.6g, reference %.6g (largest difference %.3g)",
-             close.mismatches, n, rtol, atol, where, close.first_out, close.first_ref, close.max_abs_err);
-    return 0;
+    sample_where w = {describe, l};
+    return w;
 }
 
 /* The verdict of a whole output: the guards, every element written, the
  * norm-wise relative error against ref (of the same shape) below tol and,
- * with rtol > 0, every element close (check_elements). Prints one line,
- * and on FAIL why. Returns 1 on PASS. */
+ * with rtol > 0, every element close (sample_check_elements). Prints one
+ * line, and on FAIL why. Returns 1 on PASS. */
 static int verdict(const char *label, const layout *l, const half *out, const half *ref, double tol, double rtol,
                    const char *damage)
 {
-    size_t n = (size_t)l->dims[0] * l->dims[1] * l->dims[2] * l->dims[3], first;
-    size_t unwritten = tile_check_count_nan(TILE_CHECK_F16, out, n, &first);
-    double err = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, n);
-    char why[400];
-    int close_ok = unwritten || !(rtol > 0.0) || check_elements(l, out, ref, n, rtol, why, sizeof why);
-    int ok = !damage && unwritten == 0 && err < tol && close_ok;
-    printf("  %-55s %s  relative error %.2e (tolerance %.0e)\n", label, ok ? "PASS" : "FAIL", err, tol);
-    if (damage)
-        printf("      FAIL: the output was %s (the poisoned %d-byte guard zone changed)\n", damage, GUARD);
-    if (unwritten) {
-        char where[128];
-        describe(l, first, where, sizeof where);
-        printf("      FAIL: %zu of %zu elements not written (still the NaN poison), the first at %s\n", unwritten, n,
-               where);
-    }
-    if (!close_ok)
-        printf("      FAIL: %s\n", why);
-    if (!(err < tol)) /* (not for the guards alone) */
-        print_worst(l, out, ref, n);
+    size_t n = (size_t)l->dims[0] * l->dims[1] * l->dims[2] * l->dims[3];
+    sample_cmp c = sample_compare(out, ref, n, rtol, ATOL_RMS, where_in(l));
+    int ok = !damage && c.unwritten == 0 && c.err < tol && c.close_ok;
+    printf("  %-55s %s  relative error %.2e (tolerance %.0e)\n", label, ok ? "PASS" : "FAIL", c.err, tol);
+    sample_print_failures(&c, damage, where_in(l));
+    if (!(c.err < tol)) /* (not for the guards alone) */
+        sample_print_worst(out, ref, n, where_in(l));
     fflush(stdout);
     return ok;
 }
@@ -324,12 +237,12 @@ static void small_cpu(small_case *c, int batch, int heads, int seq, uint64_t see
     for (int causal = 0; causal < 2; causal++) {
         c->ref[causal] = tile_check_xmalloc(n * sizeof(half));
         tile_check_poison_host(c->ref[causal], n * sizeof(half));
-        double t0 = seconds_now();
+        double t0 = sample_seconds();
         flash_attention(batch, heads, seq, causal, scale, (const half(*)[heads][seq][D])c->Q,
                         (const half(*)[heads][seq][D])c->K, (const half(*)[heads][seq][D])c->V,
                         (half(*)[heads][seq][D])c->ref[causal]);
         printf("  flash_attention      %d x %d x %3d x %d  %-10s  %6.3f s   O[0][0][0][0] = %.4g\n", batch, heads, seq,
-               D, causal ? "causal" : "non-causal", seconds_now() - t0, (double)c->ref[causal][0]);
+               D, causal ? "causal" : "non-causal", sample_seconds() - t0, (double)c->ref[causal][0]);
     }
 }
 
@@ -349,10 +262,10 @@ static int small_gpu(const small_case *c)
     for (int s = 0; s < seq; s++)
         rows[s] = s;
     for (int causal = 0; causal < 2; causal++) {
-        half *dO = output_alloc(bytes);
+        half *dO = sample_output_alloc(bytes);
         const char *damage;
         TILE_CHECK_CUDA(flash_attention_gpu(batch, heads, seq, causal, scale, dQ, dK, dV, dO));
-        half *out = output_fetch(dO, bytes, &damage);
+        half *out = sample_output_fetch(dO, bytes, &damage);
         char label[96];
         snprintf(label, sizeof label, "%d x %d x %3d %-10s vs CPU run", batch, heads, seq,
                  causal ? "causal" : "non-causal");
@@ -363,7 +276,7 @@ static int small_gpu(const small_case *c)
         ok &= check_exact(label, c->Q, c->K, c->V, out, batch, heads, seq, causal, scale, (const int(*)[2])heads_at,
                           batch * heads, rows, seq);
         free(out);
-        output_free(dO);
+        sample_output_free(dO);
     }
     free(heads_at), free(rows);
     TILE_CHECK_CUDA(cudaFree(dQ));
@@ -393,16 +306,16 @@ static int gqa_check(void)
         flash_attention_gqa(batch, heads, kv_heads, seq, causal, scale, (const half(*)[seq][heads * D])Q,
                             (const half(*)[seq][kv_heads * D])K, (const half(*)[seq][kv_heads * D])V,
                             (half(*)[seq][heads * D])ref);
-        half *dO = output_alloc(nq * sizeof(half));
+        half *dO = sample_output_alloc(nq * sizeof(half));
         const char *damage;
         TILE_CHECK_CUDA(flash_attention_gqa_gpu(batch, heads, kv_heads, seq, causal, scale, dQ, dK, dV, dO));
-        half *out = output_fetch(dO, nq * sizeof(half), &damage);
+        half *out = sample_output_fetch(dO, nq * sizeof(half), &damage);
         char label[96];
         snprintf(label, sizeof label, "gqa %d x %d/%d x %d %-10s vs CPU run", batch, heads, kv_heads, seq,
                  causal ? "causal" : "non-causal");
         ok &= verdict(label, &l, out, ref, TOL_CPU, RTOL_CPU, damage);
         free(out);
-        output_free(dO);
+        sample_output_free(dO);
     }
     TILE_CHECK_CUDA(cudaFree(dQ));
     TILE_CHECK_CUDA(cudaFree(dK));
@@ -415,22 +328,20 @@ static int gqa_check(void)
 
 static cublasHandle_t blas;
 
-/* One buffer set: Q | K | V | O, O between GUARD bytes; the unfused
- * attention's S and P (one pair for every set) and its output U. */
+/* The timed problem. A buffer set: Q | K | V | O, O the guarded output;
+ * the unfused attention's S and P (one pair for every set) and its output
+ * U. */
 typedef struct {
-    int batch, heads, seq, nsets;
+    int batch, heads, seq;
     float scale;
     size_t qkv_bytes; /* one of Q, K, V, O */
-    char **base;
+    sample_sets sets;
     half *S, *P, *U;
 } problem;
 
-enum { PART_Q, PART_K, PART_V, PART_O };
+enum { PART_Q, PART_K, PART_V, PART_O, NPARTS };
 
-static half *part(const problem *p, int set, int which)
-{
-    return (half *)(p->base[set] + (size_t)which * p->qkv_bytes + (which == PART_O ? GUARD : 0));
-}
+static half *part(const problem *p, int set, int which) { return sample_sets_part(&p->sets, set, which); }
 
 static cudaError_t run_tilepp(const problem *p, int set, int causal)
 {
@@ -441,14 +352,6 @@ static cudaError_t run_tilepp(const problem *p, int set, int causal)
 static cudaError_t run_noncausal(void *ctx, int set) { return run_tilepp(ctx, set, 0); }
 static cudaError_t run_causal(void *ctx, int set) { return run_tilepp(ctx, set, 1); }
 
-static cudaError_t blas_status(cublasStatus_t st, const char *what)
-{
-    if (st == CUBLAS_STATUS_SUCCESS)
-        return cudaSuccess;
-    fprintf(stderr, "%s failed: %s\n", what, cr_status_name(st));
-    return cudaErrorUnknown;
-}
-
 /* The unfused attention into U: S = scale Q K^T, P = softmax(S) by rows,
  * U = P V, head by head as cuBLAS batches (row-major as column-major: S^T =
  * K Q^T, U^T = V^T P^T; see common/cublas_ref.h). */
@@ -458,7 +361,7 @@ static cudaError_t run_unfused(void *ctx, int set)
     const int n = p->seq, heads = p->batch * p->heads;
     const long long nd = (long long)n * D, nn = (long long)n * n;
     const float one = 1.0f, zero = 0.0f;
-    cudaError_t err = blas_status(
+    cudaError_t err = cr_to_cuda(
         cublasGemmStridedBatchedEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, D, &p->scale, part(p, set, PART_K),
                                    CUDA_R_16F, D, nd, part(p, set, PART_Q), CUDA_R_16F, D, nd, &zero, p->S,
                                    CUDA_R_16F, n, nn, heads, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
@@ -470,21 +373,18 @@ static cudaError_t run_unfused(void *ctx, int set)
         err = softmax_f16_gpu(m, n, n, p->S + r * n, p->P + r * n);
     }
     if (err == cudaSuccess)
-        err = blas_status(cublasGemmStridedBatchedEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, D, n, n, &one,
-                                                     part(p, set, PART_V), CUDA_R_16F, D, nd, p->P, CUDA_R_16F, n,
-                                                     nn, &zero, p->U, CUDA_R_16F, D, nd, heads, CUBLAS_COMPUTE_32F,
-                                                     CUBLAS_GEMM_DEFAULT),
-                          "cublasGemmStridedBatchedEx (O = P V)");
+        err = cr_to_cuda(cublasGemmStridedBatchedEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, D, n, n, &one,
+                                                    part(p, set, PART_V), CUDA_R_16F, D, nd, p->P, CUDA_R_16F, n,
+                                                    nn, &zero, p->U, CUDA_R_16F, D, nd, heads, CUBLAS_COMPUTE_32F,
+                                                    CUBLAS_GEMM_DEFAULT),
+                         "cublasGemmStridedBatchedEx (O = P V)");
     return err;
 }
 
-/* The tilepp result of set 0 (O poisoned first, guards too). */
+/* The tilepp result of set 0 (sample_sets_result). */
 static half *tilepp_result(problem *p, int causal, const char **damage)
 {
-    half *o = part(p, 0, PART_O);
-    TILE_CHECK_CUDA(tile_check_poison((char *)o - GUARD, p->qkv_bytes + 2 * GUARD));
-    TILE_CHECK_CUDA(run_tilepp(p, 0, causal));
-    return output_fetch(o, p->qkv_bytes, damage);
+    return sample_sets_result(&p->sets, PART_O, p->qkv_bytes, causal ? run_causal : run_noncausal, p, damage);
 }
 
 static int timed(int batch, int heads, int seq)
@@ -492,25 +392,25 @@ static int timed(int batch, int heads, int seq)
     problem p = {.batch = batch, .heads = heads, .seq = seq, .scale = 1.0f / sqrtf((float)D)};
     const size_t n = (size_t)batch * heads * seq * D;
     p.qkv_bytes = n * sizeof(half);
-    const size_t set_bytes = 4 * p.qkv_bytes + 2 * GUARD;
-    p.nsets = tile_bench_sets(set_bytes);
-    p.base = tile_check_xmalloc((size_t)p.nsets * sizeof *p.base);
+    const size_t bytes[NPARTS] = {p.qkv_bytes, p.qkv_bytes, p.qkv_bytes, p.qkv_bytes};
+    sample_sets_layout(&p.sets, bytes, NPARTS, PART_O);
+    const int nsets = p.sets.nsets;
     const double flop = 4.0 * batch * heads * (double)seq * seq * D;
     printf("\n2. speed at %d x %d x %d x %d (batch x heads x seq x head dim), fp16, scale 1/sqrt(%d);\n"
            "   %d buffer set(s) rotating over %dx the L2 cache\n",
-           batch, heads, seq, D, D, p.nsets, TILE_BENCH_L2_FACTOR);
+           batch, heads, seq, D, D, nsets, TILE_BENCH_L2_FACTOR);
 
-    /* fresh inputs, the same in every set */
-    double t0 = seconds_now();
-    half *host = tile_check_xmalloc(3 * p.qkv_bytes);
+    /* fresh inputs (all that comes before O), the same in every set */
+    double t0 = sample_seconds();
+    const size_t *off = p.sets.off;
+    char *host = tile_check_xmalloc(off[PART_O]);
+    half *Q = (half *)(host + off[PART_Q]), *K = (half *)(host + off[PART_K]), *V = (half *)(host + off[PART_V]);
     tile_check_rng rng = tile_check_rng_seed(0xfa5u + (uint64_t)seq);
-    tile_check_fill(TILE_CHECK_F16, host, 3 * n, &rng);
-    for (int i = 0; i < p.nsets; i++) {
-        TILE_CHECK_CUDA(cudaMalloc((void **)&p.base[i], set_bytes));
-        TILE_CHECK_CUDA(cudaMemcpy(p.base[i], host, 3 * p.qkv_bytes, cudaMemcpyHostToDevice));
-    }
-    const half *Q = host, *K = host + n, *V = host + 2 * n;
-    printf("   (random inputs made in %.1f s)\n", seconds_now() - t0);
+    tile_check_fill(TILE_CHECK_F16, Q, n, &rng);
+    tile_check_fill(TILE_CHECK_F16, K, n, &rng);
+    tile_check_fill(TILE_CHECK_F16, V, n, &rng);
+    sample_sets_upload(&p.sets, host, off[PART_O]);
+    printf("   (random inputs made in %.1f s)\n", sample_seconds() - t0);
 
     /* the unfused attention's S, P and output, where the memory allows */
     size_t free_bytes = 0, total_bytes = 0, sp_bytes = (size_t)batch * heads * (size_t)seq * seq * sizeof(half);
@@ -541,19 +441,12 @@ static int timed(int batch, int heads, int seq)
     for (int causal = 0; causal < 2; causal++) {
         const char *damage;
         half *out = tilepp_result(&p, causal, &damage);
-        size_t first, unwritten = tile_check_count_nan(TILE_CHECK_F16, out, n, &first);
-        int pass = !damage && !unwritten;
+        sample_cmp written = sample_written(out, n);
+        int pass = !damage && !written.unwritten;
         char label[96];
         snprintf(label, sizeof label, "%-10s every element written, none outside O", causal ? "causal" : "non-causal");
         printf("  %-55s %s\n", label, pass ? "PASS" : "FAIL");
-        if (damage)
-            printf("      FAIL: the output was %s (the poisoned %d-byte guard zone changed)\n", damage, GUARD);
-        if (unwritten) {
-            char where[128];
-            describe(&l, first, where, sizeof where);
-            printf("      FAIL: %zu of %zu elements not written (still the NaN poison), the first at %s\n", unwritten,
-                   n, where);
-        }
+        sample_print_failures(&written, damage, where_in(&l));
         snprintf(label, sizeof label, "%-10s %d rows x %d heads vs double-precision loop",
                  causal ? "causal" : "non-causal", SPOT_ROWS, SPOT_HEADS);
         if (pass)
@@ -566,9 +459,7 @@ static int timed(int batch, int heads, int seq)
             half *u = tile_check_xmalloc(p.qkv_bytes);
             TILE_CHECK_CUDA(cudaMemcpy(u, p.U, p.qkv_bytes, cudaMemcpyDeviceToHost));
             pass = verdict("non-causal vs the unfused attention (all of O)", &l, out, u, TOL_UNFUSED, 0.0, NULL);
-            size_t bad_ref = tile_check_count_nan(TILE_CHECK_F16, u, n, NULL);
-            if (bad_ref)
-                printf("      (the reference itself is broken: %zu NaN elements)\n", bad_ref);
+            sample_note_broken_reference(u, n, NULL, "O");
             free(u);
         }
         ok &= pass;
@@ -581,10 +472,10 @@ static int timed(int batch, int heads, int seq)
     } else {
         tile_bench_result nc, ref, c;
         if (unfused)
-            tile_bench_pair(run_noncausal, &p, run_unfused, &p, p.nsets, &nc, &ref);
+            tile_bench_pair(run_noncausal, &p, run_unfused, &p, nsets, &nc, &ref);
         else
-            nc = tile_bench_time(run_noncausal, &p, p.nsets);
-        c = tile_bench_time(run_causal, &p, p.nsets);
+            nc = tile_bench_time(run_noncausal, &p, nsets);
+        c = tile_bench_time(run_causal, &p, nsets);
         printf("\n  %-11s %9s %8s   %-46s %8s %8s %8s\n", "attention", "tilepp ms", "TFLOP/s", "reference",
                "ref ms", "TFLOP/s", "ref/tile");
         if (unfused)
@@ -602,9 +493,7 @@ static int timed(int batch, int heads, int seq)
                "  is faster). bench/bench_attention.py compares both with PyTorch's SDPA.\n",
                TILE_BENCH_REPS);
     }
-    for (int i = 0; i < p.nsets; i++)
-        TILE_CHECK_CUDA(cudaFree(p.base[i]));
-    free(p.base);
+    sample_sets_free(&p.sets);
     if (unfused) {
         TILE_CHECK_CUDA(cudaFree(p.S));
         TILE_CHECK_CUDA(cudaFree(p.P));

@@ -22,14 +22,13 @@
  * error; without a CUDA device the CPU part runs, then "SKIPPED: ..." and
  * 77. */
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
 
 #include <tilepp/bench.h>
 
 #include "bias_gelu.tile.h"
 #include "cublas_ref.h"
 #include "gemm_bias_gelu.tile.h"
+#include "sample_check.h"
 
 /* The CPU references, compiled from gemm_bias_gelu.c by the C compiler. */
 void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N]);
@@ -69,103 +68,22 @@ enum { TM = 4096, TN = 4096, TK = 4096 }; /* the timed shape */
 #define RTOL_CPU 0x1p-8
 #define ATOL_RMS 0x1p-10
 
-static double seconds_now(void)
-{
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* ---- outputs on the device: poisoned, between two guard zones ------------ */
-
-enum { GUARD = 256 }; /* bytes of poison on each side of an output */
-
-static void *output_alloc(size_t bytes)
-{
-    char *p = NULL;
-    TILE_CHECK_CUDA(cudaMalloc((void **)&p, bytes + 2 * GUARD));
-    TILE_CHECK_CUDA(tile_check_poison(p, bytes + 2 * GUARD)); /* 0xFF bytes: NaN in half */
-    return p + GUARD;
-}
-
-static void output_free(void *d) { TILE_CHECK_CUDA(cudaFree((char *)d - GUARD)); }
-
-/* Waits for the device, copies the output back; *damage: NULL, or what
- * happened to the guard zones. */
-static half *output_fetch(const void *d, size_t bytes, const char **damage)
-{
-    unsigned char *all = tile_check_xmalloc(bytes + 2 * GUARD);
-    TILE_CHECK_CUDA(cudaDeviceSynchronize());
-    TILE_CHECK_CUDA(cudaMemcpy(all, (const char *)d - GUARD, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
-    *damage = !tile_check_is_poisoned(all, GUARD)                 ? "written before its first element"
-              : !tile_check_is_poisoned(all + GUARD + bytes, GUARD) ? "written past its last element"
-                                                                    : NULL;
-    half *out = tile_check_xmalloc(bytes);
-    memcpy(out, all + GUARD, bytes);
-    free(all);
-    return out;
-}
-
-/* Elementwise, against the CPU run (rtol > 0): every element within rtol
- * of the reference, or within ATOL_RMS of the reference's rms (for the
- * elements near 0): a single wrong element shows, which the norm-wise
- * relative error of a large output can hide. Returns 1 when all are;
- * otherwise 0, with why in why[0..len). */
-static int check_elements(const half *out, const half *ref, size_t n, int cols, double rtol, char *why, size_t len)
-{
-    double sum2 = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum2 += (double)ref[i] * (double)ref[i];
-    double atol = ATOL_RMS * sqrt(sum2 / (double)(n ? n : 1));
-    tile_check_close close;
-    if (tile_check_allclose(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, n, rtol, atol, 0, &close))
-        return 1;
-    snprintf(why, len,
-             "%zu of %zu elements differ by more than %.1e x |reference| + %.1e, the first at\n"
-             "            [%zu][%zu]: GPU %.6g, reference %.6g (largest difference %.3g)",
-             close.mismatches, n, rtol, atol, close.first / (size_t)cols, close.first % (size_t)cols, close.first_out,
-             close.first_ref, close.max_abs_err);
-    return 0;
-}
-
-/* Compares the GPU's rows x cols halves with a reference: the norm-wise
- * relative error below tol and, with rtol > 0, every element close (see
- * check_elements). Prints PASS or FAIL with the relative error, and on FAIL
- * why: the guard zones, the elements not written, the elements not close,
- * the element that differs most. Returns 1 on PASS. */
+/* Compares the GPU's rows x cols halves with a reference: the guard zones,
+ * every element written, the norm-wise relative error below tol and, with
+ * rtol > 0, every element close (sample_check_elements). Prints PASS or FAIL
+ * with the relative error, and on FAIL why (sample_print_failures) and the
+ * element that differs most. Returns 1 on PASS. */
 static int verdict(const char *label, const half *out, const half *ref, int rows, int cols, double tol, double rtol,
                    const char *damage)
 {
-    size_t n = (size_t)rows * (size_t)cols, first;
-    size_t unwritten = tile_check_count_nan(TILE_CHECK_F16, out, n, &first);
-    double err = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, n);
-    char why[320];
-    int close_ok = unwritten || !(rtol > 0.0) || check_elements(out, ref, n, cols, rtol, why, sizeof why);
-    int ok = !damage && unwritten == 0 && err < tol && close_ok;
-    printf("  %-46s %s  relative error %.2e (tolerance %.0e)\n", label, ok ? "PASS" : "FAIL", err, tol);
-    if (damage)
-        printf("      FAIL: the output was %s (the poisoned %d-byte guard zone changed)\n", damage, GUARD);
-    if (unwritten)
-        printf("      FAIL: %zu of %zu elements not written (still the NaN poison), the first at [%zu][%zu]\n",
-               unwritten, n, first / (size_t)cols, first % (size_t)cols);
-    if (!close_ok)
-        printf("      FAIL: %s\n", why);
-    if (!(err < tol)) { /* (not for the guards alone) */
-        size_t worst = n;
-        double worst_d = -1.0;
-        for (size_t i = 0; i < n; i++) {
-            double d = fabs((double)out[i] - (double)ref[i]);
-            if (isnan(d)) {
-                worst = i;
-                break;
-            }
-            if (d > worst_d)
-                worst = i, worst_d = d;
-        }
-        if (worst < n)
-            printf("      largest difference at [%zu][%zu]: GPU %.6g, reference %.6g\n", worst / (size_t)cols,
-                   worst % (size_t)cols, (double)out[worst], (double)ref[worst]);
-    }
+    size_t n = (size_t)rows * (size_t)cols;
+    sample_where where = sample_where_matrix(&cols);
+    sample_cmp c = sample_compare(out, ref, n, rtol, ATOL_RMS, where);
+    int ok = !damage && c.unwritten == 0 && c.err < tol && c.close_ok;
+    printf("  %-46s %s  relative error %.2e (tolerance %.0e)\n", label, ok ? "PASS" : "FAIL", c.err, tol);
+    sample_print_failures(&c, damage, where);
+    if (!(c.err < tol)) /* (not for the guards alone) */
+        sample_print_worst(out, ref, n, where);
     fflush(stdout);
     return ok;
 }
@@ -192,13 +110,11 @@ static void small_cpu(small_case *c, int M, int N, int K, uint64_t seed)
     for (int k = 0; k < 2; k++) {
         c->ref[k] = tile_check_xmalloc(nc * sizeof(half));
         tile_check_poison_host(c->ref[k], nc * sizeof(half));
-        double t0 = seconds_now();
+        double t0 = sample_seconds();
         kernels[k].cpu(M, N, K, (const half(*)[K])c->A, (const half(*)[N])c->B, c->bias, (half(*)[N])c->ref[k]);
-        double secs = seconds_now() - t0, sum2 = 0.0;
-        for (size_t i = 0; i < nc; i++)
-            sum2 += (double)c->ref[k][i] * (double)c->ref[k][i];
+        double secs = sample_seconds() - t0;
         printf("  %-20s %4d x %4d x %4d   %6.3f s   rms of C %.4f, C[%d][%d] = %.4f\n", kernels[k].name, M, N, K,
-               secs, sqrt(sum2 / (double)nc), M - 1, N - 1, (double)c->ref[k][nc - 1]);
+               secs, sample_rms(c->ref[k], nc), M - 1, N - 1, (double)c->ref[k][nc - 1]);
     }
 }
 
@@ -210,15 +126,15 @@ static int small_gpu(const small_case *c)
     half *dB = tile_check_to_device(c->B, (size_t)K * N * sizeof(half));
     float *dbias = tile_check_to_device(c->bias, (size_t)N * sizeof(float));
     for (int k = 0; k < 2; k++) {
-        half *dC = output_alloc(cbytes);
+        half *dC = sample_output_alloc(cbytes);
         const char *damage;
         TILE_CHECK_CUDA(kernels[k].gpu(M, N, K, dA, dB, dbias, dC));
-        half *out = output_fetch(dC, cbytes, &damage);
+        half *out = sample_output_fetch(dC, cbytes, &damage);
         char label[96];
         snprintf(label, sizeof label, "%s %d x %d x %d vs CPU", kernels[k].name, M, N, K);
         ok &= verdict(label, out, c->ref[k], M, N, TOL_CPU, RTOL_CPU, damage);
         free(out);
-        output_free(dC);
+        sample_output_free(dC);
     }
     TILE_CHECK_CUDA(cudaFree(dA));
     TILE_CHECK_CUDA(cudaFree(dB));
@@ -230,19 +146,17 @@ static int small_gpu(const small_case *c)
 
 static cublasHandle_t blas;
 
-/* One buffer set: A | B | bias | C | T (the unfused pair's temporary),
- * each at a multiple of 256 bytes, with GUARD bytes before and after C. */
+/* The timed problem. A buffer set: A | B | bias | C | T (the unfused pair's
+ * temporary), C the guarded output. */
 typedef struct {
-    int M, N, K, nsets;
-    size_t off[5], c_bytes, set_bytes;
-    char **base;
+    int M, N, K;
+    size_t c_bytes;
+    sample_sets sets;
 } problem;
 
-enum { PART_A, PART_B, PART_BIAS, PART_C, PART_T };
+enum { PART_A, PART_B, PART_BIAS, PART_C, PART_T, NPARTS };
 
-static size_t up256(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-static void *part(const problem *p, int set, int which) { return p->base[set] + p->off[which]; }
+static void *part(const problem *p, int set, int which) { return sample_sets_part(&p->sets, set, which); }
 
 static cudaError_t run_fused(void *ctx, int set)
 {
@@ -261,13 +175,9 @@ static cudaError_t run_fused_erf(void *ctx, int set)
 static cudaError_t run_cublas(void *ctx, int set)
 {
     const problem *p = ctx;
-    cublasStatus_t st = cr_gemm(blas, 0, 0, p->M, p->N, p->K, part(p, set, PART_A), CUDA_R_16F, part(p, set, PART_B),
-                                CUDA_R_16F, part(p, set, PART_T), CUDA_R_16F);
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "cublasGemmEx failed: %s\n", cr_status_name(st));
-        return cudaErrorUnknown;
-    }
-    return cudaSuccess;
+    return cr_to_cuda(cr_gemm(blas, 0, 0, p->M, p->N, p->K, part(p, set, PART_A), CUDA_R_16F, part(p, set, PART_B),
+                              CUDA_R_16F, part(p, set, PART_T), CUDA_R_16F),
+                      "cublasGemmEx");
 }
 
 static cudaError_t run_unfused(void *ctx, int set)
@@ -279,14 +189,10 @@ static cudaError_t run_unfused(void *ctx, int set)
                                               part(p, set, PART_C));
 }
 
-/* Set 0's C (between guards, poisoned first) after fn. */
+/* Set 0's C after fn (sample_sets_result). */
 static half *result_of(problem *p, tile_bench_fn fn, const char **damage)
 {
-    size_t all = p->c_bytes + 2 * GUARD;
-    char *c = part(p, 0, PART_C);
-    TILE_CHECK_CUDA(tile_check_poison(c - GUARD, all));
-    TILE_CHECK_CUDA(fn(p, 0));
-    return output_fetch(c, p->c_bytes, damage);
+    return sample_sets_result(&p->sets, PART_C, p->c_bytes, fn, p, damage);
 }
 
 static int timed(int M, int N, int K)
@@ -295,45 +201,35 @@ static int timed(int M, int N, int K)
     size_t a_bytes = (size_t)M * K * sizeof(half), b_bytes = (size_t)K * N * sizeof(half);
     size_t bias_bytes = (size_t)N * sizeof(float);
     p.c_bytes = (size_t)M * N * sizeof(half);
-    p.off[PART_A] = 0;
-    p.off[PART_B] = up256(a_bytes);
-    p.off[PART_BIAS] = p.off[PART_B] + up256(b_bytes);
-    p.off[PART_C] = p.off[PART_BIAS] + up256(bias_bytes) + GUARD;
-    p.off[PART_T] = p.off[PART_C] + up256(p.c_bytes) + GUARD;
-    p.set_bytes = p.off[PART_T] + up256(p.c_bytes);
-    p.nsets = tile_bench_sets(p.set_bytes);
-    p.base = tile_check_xmalloc((size_t)p.nsets * sizeof *p.base);
+    const size_t bytes[NPARTS] = {a_bytes, b_bytes, bias_bytes, p.c_bytes, p.c_bytes};
+    sample_sets_layout(&p.sets, bytes, NPARTS, PART_C);
+    const int nsets = p.sets.nsets;
 
-    /* fresh inputs, the same in every set */
-    char *host = tile_check_xmalloc(p.off[PART_C]);
+    /* fresh inputs (all that comes before C), the same in every set */
+    const size_t *off = p.sets.off;
+    char *host = tile_check_xmalloc(off[PART_C]);
     tile_check_rng rng = tile_check_rng_seed(0x6e1u + (uint64_t)M);
-    tile_check_fill(TILE_CHECK_F16, host + p.off[PART_A], a_bytes / sizeof(half), &rng);
-    tile_check_fill(TILE_CHECK_F16, host + p.off[PART_B], b_bytes / sizeof(half), &rng);
-    tile_check_fill(TILE_CHECK_F32, host + p.off[PART_BIAS], (size_t)N, &rng);
-    for (int i = 0; i < p.nsets; i++) {
-        TILE_CHECK_CUDA(cudaMalloc((void **)&p.base[i], p.set_bytes));
-        TILE_CHECK_CUDA(cudaMemcpy(p.base[i], host, p.off[PART_C], cudaMemcpyHostToDevice));
-    }
+    tile_check_fill(TILE_CHECK_F16, host + off[PART_A], a_bytes / sizeof(half), &rng);
+    tile_check_fill(TILE_CHECK_F16, host + off[PART_B], b_bytes / sizeof(half), &rng);
+    tile_check_fill(TILE_CHECK_F32, host + off[PART_BIAS], (size_t)N, &rng);
+    sample_sets_upload(&p.sets, host, off[PART_C]);
     free(host);
 
     printf("\n2. speed at %d x %d x %d (M x N x K), fp16; %d buffer set(s) rotating over %dx the L2 cache\n", M, N,
-           K, p.nsets, TILE_BENCH_L2_FACTOR);
+           K, nsets, TILE_BENCH_L2_FACTOR);
     const char *damage, *damage_unfused;
     half *fused = result_of(&p, run_fused, &damage), *unfused = result_of(&p, run_unfused, &damage_unfused);
-    size_t bad_ref = tile_check_count_nan(TILE_CHECK_F16, unfused, (size_t)M * N, NULL);
     int ok = verdict("gemm_bias_gelu vs cuBLAS + bias_gelu (unfused)", fused, unfused, M, N, TOL_UNFUSED, 0.0,
                      damage);
-    if (bad_ref || damage_unfused)
-        printf("      (the reference itself is broken: %zu NaN elements%s)\n", bad_ref,
-               damage_unfused ? ", written outside C" : "");
+    sample_note_broken_reference(unfused, (size_t)M * N, damage_unfused, "C");
     free(fused), free(unfused);
     if (!ok) {
         printf("  not timed: the fused result is wrong at this shape\n");
     } else {
         tile_bench_result f1, unf, f2, gemm, e, gemm2;
-        tile_bench_pair(run_fused, &p, run_unfused, &p, p.nsets, &f1, &unf);
-        tile_bench_pair(run_fused, &p, run_cublas, &p, p.nsets, &f2, &gemm);
-        tile_bench_pair(run_fused_erf, &p, run_cublas, &p, p.nsets, &e, &gemm2);
+        tile_bench_pair(run_fused, &p, run_unfused, &p, nsets, &f1, &unf);
+        tile_bench_pair(run_fused, &p, run_cublas, &p, nsets, &f2, &gemm);
+        tile_bench_pair(run_fused_erf, &p, run_cublas, &p, nsets, &e, &gemm2);
         const double flop = tile_bench_gemm_flops(M, N, K);
         const struct {
             const char *kernel, *reference;
@@ -341,20 +237,16 @@ static int timed(int M, int N, int K)
         } rows[3] = {{"gemm_bias_gelu (tanh)", "cuBLAS GEMM + bias_gelu kernel", &f1, &unf},
                      {"gemm_bias_gelu (tanh)", "cuBLAS GEMM alone, no epilogue", &f2, &gemm},
                      {"gemm_bias_gelu_erf (erf)", "cuBLAS GEMM alone, no epilogue", &e, &gemm2}};
-        printf("\n  %-25s %-31s %9s %8s %9s %8s %8s\n", "tilepp kernel (fused)", "reference, timed in turns",
-               "tilepp ms", "TFLOP/s", "ref ms", "TFLOP/s", "ref/tile");
+        printf("\n");
+        sample_print_timed_header(25, "tilepp kernel (fused)", 31, "reference, timed in turns");
         for (int i = 0; i < 3; i++)
-            printf("  %-25s %-31s %9.3f %8.1f %9.3f %8.1f %8.2f\n", rows[i].kernel, rows[i].reference,
-                   rows[i].k->median_ms, tile_bench_tflops(flop, rows[i].k->median_ms), rows[i].ref->median_ms,
-                   tile_bench_tflops(flop, rows[i].ref->median_ms), rows[i].ref->median_ms / rows[i].k->median_ms);
+            sample_print_timed_row(25, rows[i].kernel, 31, rows[i].reference, 3, flop, rows[i].k, rows[i].ref);
         printf("\n  ms: median per call of %d timed batches; TFLOP/s = 2MNK / ms (the epilogue not counted);\n"
                "  ref/tile: the reference's time over tilepp's (above 1: the fused kernel is faster).\n"
                "  (bench/bench_epilogue measures more shapes, and the same schedule without the epilogue)\n",
                TILE_BENCH_REPS);
     }
-    for (int i = 0; i < p.nsets; i++)
-        TILE_CHECK_CUDA(cudaFree(p.base[i]));
-    free(p.base);
+    sample_sets_free(&p.sets);
     return ok;
 }
 

@@ -23,13 +23,12 @@
  * error; without a CUDA device the CPU part runs, then "SKIPPED: ..." and
  * 77. */
 #include <stdio.h>
-#include <string.h>
-#include <time.h>
 
 #include <tilepp/bench.h>
 
 #include "cublas_ref.h"
 #include "gemm_softmax.tile.h"
+#include "sample_check.h"
 #include "softmax.tile.h"
 
 /* The CPU reference, compiled from gemm_softmax.c by the C compiler. */
@@ -65,119 +64,47 @@ static const int timed_shapes[2][3] = {{16384, 256, 4096}, {65536, 256, 1024}};
 #define RTOL_CPU 0x1p-8
 #define ATOL_RMS 0x1p-10
 
-static double seconds_now(void)
+/* The largest |sum - 1| over the rows of a rows x cols P (in double), with
+ * that sum - 1 in *off and its row in *row. */
+static double worst_row_sum(const half *P, int rows, int cols, double *off, int *row)
 {
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    double worst = 0.0;
+    *off = 0.0, *row = 0;
+    for (int r = 0; r < rows; r++) {
+        double sum = 0.0;
+        for (int c = 0; c < cols; c++)
+            sum += (double)P[(size_t)r * cols + c];
+        if (!(fabs(sum - 1.0) <= worst))
+            worst = fabs(sum - 1.0), *off = sum - 1.0, *row = r;
+    }
+    return worst;
 }
 
-/* ---- outputs on the device: poisoned, between two guard zones ------------ */
-
-enum { GUARD = 256 }; /* bytes of poison on each side of an output */
-
-static void *output_alloc(size_t bytes)
-{
-    char *p = NULL;
-    TILE_CHECK_CUDA(cudaMalloc((void **)&p, bytes + 2 * GUARD));
-    TILE_CHECK_CUDA(tile_check_poison(p, bytes + 2 * GUARD)); /* 0xFF bytes: NaN in half */
-    return p + GUARD;
-}
-
-static void output_free(void *d) { TILE_CHECK_CUDA(cudaFree((char *)d - GUARD)); }
-
-/* Waits for the device, copies the output back; *damage: NULL, or what
- * happened to the guard zones. */
-static half *output_fetch(const void *d, size_t bytes, const char **damage)
-{
-    unsigned char *all = tile_check_xmalloc(bytes + 2 * GUARD);
-    TILE_CHECK_CUDA(cudaDeviceSynchronize());
-    TILE_CHECK_CUDA(cudaMemcpy(all, (const char *)d - GUARD, bytes + 2 * GUARD, cudaMemcpyDeviceToHost));
-    *damage = !tile_check_is_poisoned(all, GUARD)                 ? "written before its first element"
-              : !tile_check_is_poisoned(all + GUARD + bytes, GUARD) ? "written past its last element"
-                                                                    : NULL;
-    half *out = tile_check_xmalloc(bytes);
-    memcpy(out, all + GUARD, bytes);
-    free(all);
-    return out;
-}
-
-/* Elementwise, against the CPU run (rtol > 0): every element within rtol
- * of the reference, or within ATOL_RMS of the reference's rms (for the
- * elements near 0): a single wrong element shows, which the norm-wise
- * relative error of a large output can hide. Returns 1 when all are;
- * otherwise 0, with why in why[0..len). */
-static int check_elements(const half *out, const half *ref, size_t n, int cols, double rtol, char *why, size_t len)
-{
-    double sum2 = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum2 += (double)ref[i] * (double)ref[i];
-    double atol = ATOL_RMS * sqrt(sum2 / (double)(n ? n : 1));
-    tile_check_close close;
-    if (tile_check_allclose(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, n, rtol, atol, 0, &close))
-        return 1;
-    snprintf(why, len,
-             "%zu of %zu elements differ by more than %.1e x |reference| + %.1e, the first at\n"
-             "            [%zu][%zu]: GPU %.6g, reference %.6g (largest difference %.3g)",
-             close.mismatches, n, rtol, atol, close.first / (size_t)cols, close.first % (size_t)cols, close.first_out,
-             close.first_ref, close.max_abs_err);
-    return 0;
-}
-
-/* Compares the GPU's rows x cols halves with a reference: the norm-wise
- * relative error below tol and, with rtol > 0, every element close (see
- * check_elements); then checks that each row of the GPU's P sums to 1.
- * Prints PASS or FAIL with the relative error, and on FAIL why: the guard
- * zones, the elements not written, the elements not close, the row sums,
- * the element that differs most. Returns 1 on PASS. */
+/* Compares the GPU's rows x cols halves with a reference: the guard zones,
+ * every element written, the norm-wise relative error below tol and, with
+ * rtol > 0, every element close (sample_check_elements); then checks that
+ * each row of the GPU's P sums to 1. Prints PASS or FAIL with the relative
+ * error, and on FAIL why (sample_print_failures), the row sums, the element
+ * that differs most. Returns 1 on PASS. */
 static int verdict(const char *label, const half *out, const half *ref, int rows, int cols, double tol, double rtol,
                    const char *damage)
 {
-    size_t n = (size_t)rows * (size_t)cols, first;
-    size_t unwritten = tile_check_count_nan(TILE_CHECK_F16, out, n, &first);
-    double err = tile_check_rel_err(TILE_CHECK_F16, out, TILE_CHECK_F16, ref, n);
-    /* the row sums, in double */
-    double worst_sum = 0.0, worst_off = 0.0; /* the largest |sum - 1|, and that sum - 1 */
+    size_t n = (size_t)rows * (size_t)cols;
+    sample_where where = sample_where_matrix(&cols);
+    sample_cmp c = sample_compare(out, ref, n, rtol, ATOL_RMS, where);
+    double worst_off = 0.0; /* the row sum - 1 farthest from 0 (not with NaNs left: they say enough) */
     int worst_row = 0;
-    for (int r = 0; r < rows && !unwritten; r++) {
-        double sum = 0.0;
-        for (int c = 0; c < cols; c++)
-            sum += (double)out[(size_t)r * cols + c];
-        if (!(fabs(sum - 1.0) <= worst_sum))
-            worst_sum = fabs(sum - 1.0), worst_off = sum - 1.0, worst_row = r;
-    }
-    int sums_ok = !unwritten && worst_sum < TOL_ROW_SUM;
-    char why[320];
-    int close_ok = unwritten || !(rtol > 0.0) || check_elements(out, ref, n, cols, rtol, why, sizeof why);
-    int ok = !damage && unwritten == 0 && err < tol && close_ok && sums_ok;
+    double worst_sum = c.unwritten ? 0.0 : worst_row_sum(out, rows, cols, &worst_off, &worst_row);
+    int sums_ok = !c.unwritten && worst_sum < TOL_ROW_SUM;
+    int ok = !damage && c.unwritten == 0 && c.err < tol && c.close_ok && sums_ok;
     printf("  %-44s %s  relative error %.2e (tolerance %.0e), rows sum to 1 within %.1e\n", label,
-           ok ? "PASS" : "FAIL", err, tol, worst_sum);
-    if (damage)
-        printf("      FAIL: the output was %s (the poisoned %d-byte guard zone changed)\n", damage, GUARD);
-    if (unwritten)
-        printf("      FAIL: %zu of %zu elements not written (still the NaN poison), the first at [%zu][%zu]\n",
-               unwritten, n, first / (size_t)cols, first % (size_t)cols);
-    if (!close_ok)
-        printf("      FAIL: %s\n", why);
-    if (!unwritten && !sums_ok)
+           ok ? "PASS" : "FAIL", c.err, tol, worst_sum);
+    sample_print_failures(&c, damage, where);
+    if (!c.unwritten && !sums_ok)
         printf("      FAIL: row %d of the GPU's P sums to 1 %+.3e (tolerance %.0e)\n", worst_row, worst_off,
                TOL_ROW_SUM);
-    if (!(err < tol)) { /* (not for the guards or the row sums alone) */
-        size_t worst = n;
-        double worst_d = -1.0;
-        for (size_t i = 0; i < n; i++) {
-            double d = fabs((double)out[i] - (double)ref[i]);
-            if (isnan(d)) {
-                worst = i;
-                break;
-            }
-            if (d > worst_d)
-                worst = i, worst_d = d;
-        }
-        if (worst < n)
-            printf("      largest difference at [%zu][%zu]: GPU %.6g, reference %.6g\n", worst / (size_t)cols,
-                   worst % (size_t)cols, (double)out[worst], (double)ref[worst]);
-    }
+    if (!(c.err < tol)) /* (not for the guards or the row sums alone) */
+        sample_print_worst(out, ref, n, where);
     fflush(stdout);
     return ok;
 }
@@ -200,9 +127,9 @@ static void small_cpu(small_case *c, int M, int N, int K, uint64_t seed)
     tile_check_fill(TILE_CHECK_F16, c->A, na, &rng);
     tile_check_fill(TILE_CHECK_F16, c->B, nb, &rng);
     tile_check_poison_host(c->ref, np * sizeof(half));
-    double t0 = seconds_now();
+    double t0 = sample_seconds();
     gemm_softmax(M, N, K, (const half(*)[K])c->A, (const half(*)[N])c->B, (half(*)[N])c->ref);
-    double secs = seconds_now() - t0, max0 = 0.0;
+    double secs = sample_seconds() - t0, max0 = 0.0;
     for (int j = 0; j < N; j++)
         max0 = fmax(max0, (double)c->ref[j]);
     printf("  gemm_softmax  %4d x %3d x %4d   %6.3f s   row 0: largest probability %.4f, P[0][0] = %.3g\n", M, N, K,
@@ -215,15 +142,15 @@ static int small_gpu(const small_case *c)
     size_t pbytes = (size_t)M * N * sizeof(half);
     half *dA = tile_check_to_device(c->A, (size_t)M * K * sizeof(half));
     half *dB = tile_check_to_device(c->B, (size_t)K * N * sizeof(half));
-    half *dP = output_alloc(pbytes);
+    half *dP = sample_output_alloc(pbytes);
     const char *damage;
     TILE_CHECK_CUDA(gemm_softmax_gpu(M, N, K, dA, dB, dP));
-    half *out = output_fetch(dP, pbytes, &damage);
+    half *out = sample_output_fetch(dP, pbytes, &damage);
     char label[96];
     snprintf(label, sizeof label, "gemm_softmax %d x %d x %d vs CPU", M, N, K);
     int ok = verdict(label, out, c->ref, M, N, TOL_CPU, RTOL_CPU, damage);
     free(out);
-    output_free(dP);
+    sample_output_free(dP);
     TILE_CHECK_CUDA(cudaFree(dA));
     TILE_CHECK_CUDA(cudaFree(dB));
     return ok;
@@ -233,19 +160,17 @@ static int small_gpu(const small_case *c)
 
 static cublasHandle_t blas;
 
-/* One buffer set: A | B | P | T (the unfused pair's temporary), each at a
- * multiple of 256 bytes, with GUARD bytes before and after P. */
+/* The timed problem. A buffer set: A | B | P | T (the unfused pair's
+ * temporary), P the guarded output. */
 typedef struct {
-    int M, N, K, nsets;
-    size_t off[4], p_bytes, set_bytes;
-    char **base;
+    int M, N, K;
+    size_t p_bytes;
+    sample_sets sets;
 } problem;
 
-enum { PART_A, PART_B, PART_P, PART_T };
+enum { PART_A, PART_B, PART_P, PART_T, NPARTS };
 
-static size_t up256(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
-static void *part(const problem *p, int set, int which) { return p->base[set] + p->off[which]; }
+static void *part(const problem *p, int set, int which) { return sample_sets_part(&p->sets, set, which); }
 
 static cudaError_t run_fused(void *ctx, int set)
 {
@@ -256,13 +181,9 @@ static cudaError_t run_fused(void *ctx, int set)
 static cudaError_t run_cublas(void *ctx, int set)
 {
     const problem *p = ctx;
-    cublasStatus_t st = cr_gemm(blas, 0, 0, p->M, p->N, p->K, part(p, set, PART_A), CUDA_R_16F, part(p, set, PART_B),
-                                CUDA_R_16F, part(p, set, PART_T), CUDA_R_16F);
-    if (st != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "cublasGemmEx failed: %s\n", cr_status_name(st));
-        return cudaErrorUnknown;
-    }
-    return cudaSuccess;
+    return cr_to_cuda(cr_gemm(blas, 0, 0, p->M, p->N, p->K, part(p, set, PART_A), CUDA_R_16F, part(p, set, PART_B),
+                              CUDA_R_16F, part(p, set, PART_T), CUDA_R_16F),
+                      "cublasGemmEx");
 }
 
 static cudaError_t run_unfused(void *ctx, int set)
@@ -272,13 +193,10 @@ static cudaError_t run_unfused(void *ctx, int set)
     return err != cudaSuccess ? err : softmax_f16_gpu(p->M, p->N, p->N, part(p, set, PART_T), part(p, set, PART_P));
 }
 
-/* Set 0's P (between guards, poisoned first) after fn. */
+/* Set 0's P after fn (sample_sets_result). */
 static half *result_of(problem *p, tile_bench_fn fn, const char **damage)
 {
-    char *out = part(p, 0, PART_P);
-    TILE_CHECK_CUDA(tile_check_poison(out - GUARD, p->p_bytes + 2 * GUARD));
-    TILE_CHECK_CUDA(fn(p, 0));
-    return output_fetch(out, p->p_bytes, damage);
+    return sample_sets_result(&p->sets, PART_P, p->p_bytes, fn, p, damage);
 }
 
 /* Checks and times one shape; prints its rows of the table. */
@@ -287,57 +205,43 @@ static int timed(int M, int N, int K)
     problem p = {.M = M, .N = N, .K = K};
     size_t a_bytes = (size_t)M * K * sizeof(half), b_bytes = (size_t)K * N * sizeof(half);
     p.p_bytes = (size_t)M * N * sizeof(half);
-    p.off[PART_A] = 0;
-    p.off[PART_B] = up256(a_bytes);
-    p.off[PART_P] = p.off[PART_B] + up256(b_bytes) + GUARD;
-    p.off[PART_T] = p.off[PART_P] + up256(p.p_bytes) + GUARD;
-    p.set_bytes = p.off[PART_T] + up256(p.p_bytes);
-    p.nsets = tile_bench_sets(p.set_bytes);
-    p.base = tile_check_xmalloc((size_t)p.nsets * sizeof *p.base);
+    const size_t bytes[NPARTS] = {a_bytes, b_bytes, p.p_bytes, p.p_bytes};
+    sample_sets_layout(&p.sets, bytes, NPARTS, PART_P);
+    const int nsets = p.sets.nsets;
 
-    /* fresh inputs, the same in every set */
-    char *host = tile_check_xmalloc(p.off[PART_P]);
+    /* fresh inputs (all that comes before P), the same in every set */
+    const size_t *off = p.sets.off;
+    char *host = tile_check_xmalloc(off[PART_P]);
     tile_check_rng rng = tile_check_rng_seed(0x5f7u + (uint64_t)M);
-    tile_check_fill(TILE_CHECK_F16, host + p.off[PART_A], a_bytes / sizeof(half), &rng);
-    tile_check_fill(TILE_CHECK_F16, host + p.off[PART_B], b_bytes / sizeof(half), &rng);
-    for (int i = 0; i < p.nsets; i++) {
-        TILE_CHECK_CUDA(cudaMalloc((void **)&p.base[i], p.set_bytes));
-        TILE_CHECK_CUDA(cudaMemcpy(p.base[i], host, p.off[PART_P], cudaMemcpyHostToDevice));
-    }
+    tile_check_fill(TILE_CHECK_F16, host + off[PART_A], a_bytes / sizeof(half), &rng);
+    tile_check_fill(TILE_CHECK_F16, host + off[PART_B], b_bytes / sizeof(half), &rng);
+    sample_sets_upload(&p.sets, host, off[PART_P]);
     free(host);
 
-    printf("\n  %d x %d x %d (M x N x K), %d buffer set(s) rotating over %dx the L2 cache:\n", M, N, K, p.nsets,
+    printf("\n  %d x %d x %d (M x N x K), %d buffer set(s) rotating over %dx the L2 cache:\n", M, N, K, nsets,
            TILE_BENCH_L2_FACTOR);
     const char *damage, *damage_unfused;
     half *fused = result_of(&p, run_fused, &damage), *unfused = result_of(&p, run_unfused, &damage_unfused);
-    size_t bad_ref = tile_check_count_nan(TILE_CHECK_F16, unfused, (size_t)M * N, NULL);
     int ok =
         verdict("gemm_softmax vs cuBLAS + softmax_f16 (unfused)", fused, unfused, M, N, TOL_UNFUSED, 0.0, damage);
-    if (bad_ref || damage_unfused)
-        printf("      (the reference itself is broken: %zu NaN elements%s)\n", bad_ref,
-               damage_unfused ? ", written outside P" : "");
+    sample_note_broken_reference(unfused, (size_t)M * N, damage_unfused, "P");
     free(fused), free(unfused);
     if (!ok) {
         printf("  not timed: the fused result is wrong at this shape\n");
     } else {
         tile_bench_result f1, unf, f2, gemm;
-        tile_bench_pair(run_fused, &p, run_unfused, &p, p.nsets, &f1, &unf);
-        tile_bench_pair(run_fused, &p, run_cublas, &p, p.nsets, &f2, &gemm);
+        tile_bench_pair(run_fused, &p, run_unfused, &p, nsets, &f1, &unf);
+        tile_bench_pair(run_fused, &p, run_cublas, &p, nsets, &f2, &gemm);
         const double flop = tile_bench_gemm_flops(M, N, K);
         const struct {
             const char *reference;
             const tile_bench_result *k, *ref;
         } rows[2] = {{"cuBLAS GEMM + softmax_f16 kernel", &f1, &unf}, {"cuBLAS GEMM alone, no softmax", &f2, &gemm}};
-        printf("  %-14s %-33s %9s %8s %9s %8s %8s\n", "tilepp (fused)", "reference, timed in turns", "tilepp ms",
-               "TFLOP/s", "ref ms", "TFLOP/s", "ref/tile");
+        sample_print_timed_header(14, "tilepp (fused)", 33, "reference, timed in turns");
         for (int i = 0; i < 2; i++)
-            printf("  %-14s %-33s %9.4f %8.1f %9.4f %8.1f %8.2f\n", "gemm_softmax", rows[i].reference,
-                   rows[i].k->median_ms, tile_bench_tflops(flop, rows[i].k->median_ms), rows[i].ref->median_ms,
-                   tile_bench_tflops(flop, rows[i].ref->median_ms), rows[i].ref->median_ms / rows[i].k->median_ms);
+            sample_print_timed_row(14, "gemm_softmax", 33, rows[i].reference, 4, flop, rows[i].k, rows[i].ref);
     }
-    for (int i = 0; i < p.nsets; i++)
-        TILE_CHECK_CUDA(cudaFree(p.base[i]));
-    free(p.base);
+    sample_sets_free(&p.sets);
     return ok;
 }
 

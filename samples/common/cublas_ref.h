@@ -72,4 +72,14 @@ static inline cublasStatus_t cr_gemm(cublasHandle_t h, int trans_a, int trans_b,
                         CUBLAS_GEMM_DEFAULT);
 }
 
+/* A cuBLAS status as a CUDA error, for the callables <tilepp/bench.h> times:
+ * on failure prints "<what> failed: <status>" and gives cudaErrorUnknown. */
+static inline cudaError_t cr_to_cuda(cublasStatus_t st, const char *what)
+{
+    if (st == CUBLAS_STATUS_SUCCESS)
+        return cudaSuccess;
+    fprintf(stderr, "%s failed: %s\n", what, cr_status_name(st));
+    return cudaErrorUnknown;
+}
+
 #endif /* TILEPP_CUBLAS_REF_H */
