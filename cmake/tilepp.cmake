@@ -10,7 +10,8 @@
 #                    [OUTPUT_DIR dir]              # default: <binary dir>/tilepp/<target>
 #                    [OUT_VAR var]                 # set to the generated files
 #                    [HEADERS_DESTINATION dir]     # install the generated headers there
-#                    [NO_LINEINFO])                # no -lineinfo for nvcc
+#                    [NO_LINEINFO]                 # no -lineinfo for nvcc
+#                    [DEBUG])                      # translate with -g: bounds checks
 #
 # For each source x.c a build step runs the translator and writes
 # <OUTPUT_DIR>/x.tile.cu (kernels and launchers) and <OUTPUT_DIR>/x.tile.h
@@ -63,6 +64,16 @@
 # and puts that directory on the INSTALL_INTERFACE; code that includes them
 # from an installed library also needs <tilepp/tile.h> (find_package(tilepp)
 # and link tilepp::tile).
+#
+# DEBUG translates with `tilepp -g`: every tile_load and tile_store checks
+# its window (the 4-argument forms' promise) or its bounds against the
+# matrix's declared extents, a violating access is skipped, and the
+# launcher, which then waits for its kernels, reports the first violation
+# (file:line:col, the tile and matrix, the block) on stderr and returns
+# cudaErrorAssert (pragmas/README.md, "Debug translation"). It is an option
+# of the call, not implied by CMAKE_BUILD_TYPE (a Debug build keeps the
+# kernels it measures); to tie it to Debug, pass DEBUG under
+# `if(CMAKE_BUILD_TYPE STREQUAL "Debug")`.
 #
 # The CPU reference is not added: x.c itself is ordinary C, so add it to
 # <target>'s sources when the program wants it. Its functions keep their
@@ -175,7 +186,7 @@ endfunction()
 
 function(tile_add_kernels target)
   set(fn "tile_add_kernels(${target})")
-  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_LINEINFO"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_LINEINFO;DEBUG"
     "OUTPUT_DIR;OUT_VAR;HEADERS_DESTINATION"
     "SOURCES;ARCH;INCLUDE_DIRECTORIES;DEFINES;CUDA_OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
@@ -183,7 +194,7 @@ function(tile_add_kernels target)
       "usage: tile_add_kernels(<target> SOURCES a.c ... [ARCH 80 90a ...] "
       "[INCLUDE_DIRECTORIES dir ...] [DEFINES NAME[=VALUE] ...] "
       "[CUDA_OPTIONS opt ...] [OUTPUT_DIR dir] [OUT_VAR var] "
-      "[HEADERS_DESTINATION dir] [NO_LINEINFO])")
+      "[HEADERS_DESTINATION dir] [NO_LINEINFO] [DEBUG])")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${fn}: no value given for ${arg_KEYWORDS_MISSING_VALUES}")
@@ -283,6 +294,9 @@ function(tile_add_kernels target)
   foreach(def IN LISTS arg_DEFINES)
     list(APPEND translator_args "-D${def}")
   endforeach()
+  if(arg_DEBUG)
+    list(APPEND translator_args -g)
+  endif()
   _tile_warn_language_conditions("${fn}" ${target})
 
   # --- one translation step per source ------------------------------------

@@ -32,7 +32,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test edge_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test edge_test debug_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 have print_test && step print_test print_test.log "$bin/print_test"

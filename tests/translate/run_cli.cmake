@@ -8,7 +8,7 @@
 #   output_only default_names include_define arch all_or_nothing
 #   joined_separate double_dash depfile_targets depfile_mmd forwarded_flags
 #   ignored_flags color error_count werror clang_warnings syntax_only
-#   unchanged_outputs
+#   unchanged_outputs debug_flag
 #   error_unknown_option error_missing_input error_bad_arch error_bad_emit
 #   error_two_inputs error_missing_value error_unreadable_input error_undefined_macro
 
@@ -184,7 +184,7 @@ elseif(CASE STREQUAL "help")
     expect_has(out "usage: tilepp")
     foreach(option -o --header -I -D -U -std= --arch --emit -MD -MMD -MF -MT -MQ -MP
         -isystem -iquote -idirafter -include --sysroot --target -fsyntax-only -w -Werror
-        -fcolor-diagnostics -fno-color-diagnostics NO_COLOR "  --  " --version --help)
+        -fcolor-diagnostics -fno-color-diagnostics NO_COLOR "  --  " --version --help "  -g  ")
       expect_has(out "${option}")
     endforeach()
     expect_empty(err)
@@ -545,6 +545,31 @@ void f(int n, float *x)
   expect_rc(1)
   expect_has(err "k.c:10:51: error: use of undeclared identifier 'PRE_BIAS'")
 
+elseif(CASE STREQUAL "debug_flag")
+  # -g, the debug translation: accepted without a note; the launchers check
+  # (the kernel here has no tile operations: its launcher waits and reads
+  # the record all the same); -g0 after it, and no flag, give the plain
+  # translation.
+  write_kernel("${WORK_DIR}")
+  run(kern.c)
+  expect_rc(0)
+  read_work(plain kern.tile.cu)
+  run(-g kern.c)
+  expect_rc(0)
+  expect_empty(err)
+  read_work(debug kern.tile.cu)
+  if(debug STREQUAL plain)
+    fail("-g: kern.tile.cu is the plain translation")
+  endif()
+  expect_has(debug "#include <tilepp/tile_debug.cuh>")
+  expect_has(debug "tile_err = tile_debug_collect(tile_prof, &tile_dev, tile_stream, nullptr, 0);")
+  run(-g -g0 kern.c)
+  expect_rc(0)
+  read_work(off kern.tile.cu)
+  if(NOT off STREQUAL plain)
+    fail("-g -g0: kern.tile.cu differs from the plain translation")
+  endif()
+
 elseif(CASE STREQUAL "ignored_flags")
   # Code generation and warning flags of the C compiler: a note each, exit 0,
   # and the same output as without them.
@@ -552,7 +577,7 @@ elseif(CASE STREQUAL "ignored_flags")
   run(kern.c)
   read_work(plain kern.tile.cu)
   file(REMOVE "${WORK_DIR}/kern.tile.cu")
-  set(ignored -O2 -Os -g -ggdb3 -Wall -Wextra -Wno-unused -Werror=format -fPIC -fno-strict-aliasing
+  set(ignored -O2 -Os -g3 -ggdb3 -Wall -Wextra -Wno-unused -Werror=format -fPIC -fno-strict-aliasing
     -march=native -m64 -pipe -c)
   run(${ignored} kern.c)
   expect_rc(0)

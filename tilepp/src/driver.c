@@ -150,6 +150,7 @@ static bool run_stages(const Options *opt, FrontEnd *fe, IrModule **m, Plan **pl
     if ((*m)->kernels.len == 0)
         warning_at(((SrcLoc){fe->path, 0, 0}), "no '#pragma tile kernel' in this file: there is nothing to translate");
     (*m)->archs = opt->archs;
+    (*m)->debug = opt->debug;
     if (opt->emit == EMIT_IR && !opt->syntax_only)
         return true;
     if (!check_module(*m))

@@ -21,6 +21,7 @@ typedef struct Options {
     bool depfile_phony;     /* -MP: an empty rule for each header */
     const char *dep_target; /* -MT/-MQ targets in Make syntax, space separated; NULL: the output */
     bool syntax_only;       /* -fsyntax-only: every check, no file written */
+    bool debug;             /* -g: bounds checks on tile loads and stores, reported by the launchers */
     EmitKind emit;
     unsigned archs;          /* IrArch bits */
     const char **clang_args; /* -I, -D, -std, -isystem, -include, ... */

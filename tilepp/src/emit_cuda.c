@@ -697,6 +697,35 @@ static void put_profile_scope(Out *o, const IrKernel *k)
              k->bytes ? aprintf("(double)(%s)", k->bytes) : "-1.0");
 }
 
+/* -g: the launcher waits for its kernels and reads the record of a failed
+ * bounds check (tile_debug.cuh), which its table of checks turns into a
+ * report: where the operation is, what it moves, the block's coordinates. */
+static void put_debug_collect(Out *o, const KernelPlan *kp)
+{
+    const char *slash = strrchr(o->names->source_name, '/');
+    const char *file = slash ? slash + 1 : o->names->source_name;
+    if (kp->checks.len)
+        put(o, "    static const tile_debug_site tile_debug_sites[] = {\n");
+    for (int i = 0; i < kp->checks.len; i++) {
+        const TileCheck *c = kp->checks.items[i];
+        const IrTileOp *op = c->op;
+        bool load = op->kind == TILE_LOAD;
+        const IrBuffer *tile = load ? op->dst : op->src;
+        putf(o, "        {%d, \"%s\", \"%s of '%s' %s '%s'\", %s, %d, {", c->site,
+             c_string_body(aprintf("%s:%d:%d", file, op->loc.line, op->loc.col)), load ? "tile_load" : "tile_store",
+             tile->name, load ? "from" : "to", op->mat.buf->name,
+             c->kind == CHECK_WINDOW ? "TILE_DEBUG_WINDOW" : "TILE_DEBUG_BOUNDS", tile->rank);
+        for (int d = 0; d < 3; d++)
+            putf(o, "%s%s", d ? ", " : "", d < c->grid->depth ? aprintf("\"%s\"", c->grid->loops[d].var) : "nullptr");
+        put(o, "}},\n");
+    }
+    if (kp->checks.len)
+        put(o, "    };\n");
+    putf(o, "    tile_err = tile_debug_collect(tile_prof, &tile_dev, tile_stream, %s, %d);\n",
+         kp->checks.len ? "tile_debug_sites" : "nullptr", kp->checks.len);
+    put(o, "    if (tile_err != cudaSuccess)\n        return tile_err;\n");
+}
+
 static void put_launcher(Out *o, const KernelPlan *kp)
 {
     const IrKernel *k = kp->k;
@@ -722,6 +751,8 @@ static void put_launcher(Out *o, const KernelPlan *kp)
             if (((const GridPlan *)kp->grids.items[i])->stmt_index == j)
                 put_grid_launch(o, kp, kp->grids.items[i]);
     }
+    if (kp->debug)
+        put_debug_collect(o, kp);
     put(o, "    return tile_prof.done();\n}\n\n");
     putf(o, "extern \"C\" cudaError_t %s_gpu(", k->name);
     put_param_list(o, k, launcher_param);
@@ -894,6 +925,8 @@ char *emit_cuda(const Plan *plan, const EmitNames *names)
         put(&o, "#include <tilepp/tile_mma_sm80.cuh>\n");
     if (uses_sm90(plan))
         put(&o, "#include <tilepp/tile_mma_sm90.cuh>\n");
+    if (m->debug) /* -g: the bounds checks and their reports */
+        put(&o, "#include <tilepp/tile_debug.cuh>\n");
     putf(&o, "#include \"%s\"\n\n", names->header_name);
     put(&o, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n");
     putf(&o, "#error \"tilepp: %s was translated for sm_80 and newer (--arch", names->source_name);

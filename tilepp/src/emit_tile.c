@@ -308,6 +308,36 @@ static void put_print(Block *bl, const IrTileOp *op, const char *in)
     putf(o, "%s    }\n%s    if (threadIdx.x == 0)\n%s        tile_print_release();\n%s}\n", in, in, in, in);
 }
 
+/* -g: the test of a checked load or store (lower_debug.c), opening the
+ * block that holds the access; NULL without a check. The test is the same
+ * on every thread of the block (the operands of tile operations are), so a
+ * violation skips the whole access and no barrier is left unmatched. */
+static const TileCheck *put_check_open(Block *bl, const IrTileOp *op, const char *indent)
+{
+    const TileCheck *c = bl->kp ? tile_check_of(bl->kp, op) : NULL; /* sm_90a variants have no checks */
+    if (!c)
+        return NULL;
+    const IrBuffer *tile = op->kind == TILE_LOAD ? op->dst : op->src;
+    const char *rows = c->rows ? aprintf("(long long)(%s)", c->rows) : "LLONG_MAX";
+    const char *cols = c->cols ? aprintf("(long long)(%s)", c->cols) : "LLONG_MAX";
+    if (c->kind == CHECK_WINDOW)
+        putf(bl->o, "%sif (tile_debug_window(%d, (long long)(%s), (long long)(%s), %lldLL, %lldLL, %s, %s", indent,
+             c->site, op->r0, op->c0, tile->rank == 1 ? 1 : tile->dims[0], tile->dims[tile->rank - 1], rows, cols);
+    else
+        putf(bl->o, "%sif (tile_debug_bounds(%d, (long long)(%s), (long long)(%s), %s, %s", indent, c->site, op->rows,
+             op->cols, rows, cols);
+    for (int d = 0; d < 3; d++)
+        putf(bl->o, ", %s", d < c->grid->depth ? aprintf("(long long)(%s)", c->grid->loops[d].var) : "0LL");
+    put(bl->o, ")) {\n");
+    return c;
+}
+
+static void put_check_close(Block *bl, const TileCheck *c, const char *indent)
+{
+    if (c)
+        putf(bl->o, "%s}\n", indent);
+}
+
 void put_op(Block *bl, const IrTileOp *op, const char *indent)
 {
     Out *o = bl->o;
@@ -315,6 +345,10 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
     TileSyncs syncs = tile_op_syncs(op);
     if (syncs.before)
         putf(o, "%s__syncthreads();\n", indent);
+    const char *outer = indent;
+    const TileCheck *check = put_check_open(bl, op, outer);
+    if (check)
+        indent = aprintf("%s    ", outer);
     switch (op->kind) {
     case TILE_CLEAR:
     case TILE_FILL:
@@ -359,8 +393,9 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
         put_print(bl, op, indent);
         break;
     }
+    put_check_close(bl, check, outer);
     if (syncs.after)
-        putf(o, "%s__syncthreads();\n", indent);
+        putf(o, "%s__syncthreads();\n", outer);
     line_to_self(o);
 }
 
@@ -390,13 +425,16 @@ static void put_pipe_loads(Block *bl, const IrPipelined *pipe, const char *inden
         if (s->kind != STMT_TILE_OP || s->op->kind != TILE_LOAD)
             continue;
         const IrTileOp *op = s->op;
-        if (!tile_load_is_async(op)) {
-            put_load(bl, op, indent);
-            continue;
+        const TileCheck *check = put_check_open(bl, op, indent);
+        const char *in = check ? aprintf("%s    ", indent) : indent;
+        if (!tile_load_is_async(op))
+            put_load(bl, op, in);
+        else {
+            MatrixRef m = matrix_ref(bl, op);
+            putf(bl->o, "%stile_c%d.load(%s, %s, %s, (long long)(%s), (long long)(%s), %s, %s);\n", in, i,
+                 staged(bl, op->dst), m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
         }
-        MatrixRef m = matrix_ref(bl, op);
-        putf(bl->o, "%stile_c%d.load(%s, %s, %s, (long long)(%s), (long long)(%s), %s, %s);\n", indent, i,
-             staged(bl, op->dst), m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
+        put_check_close(bl, check, indent);
     }
 }
 

@@ -289,6 +289,7 @@ typedef struct IrModule {
     Vec prelude;       /* IrPrelude*, in source order */
     Vec kernels;       /* IrKernel* */
     unsigned archs;    /* IrArch bits */
+    bool debug;        /* -g: lowering plans bounds checks (lower_debug.c) */
 } IrModule;
 
 IrModule *ir_module_new(const char *source_path);

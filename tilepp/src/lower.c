@@ -292,9 +292,11 @@ Plan *lower_module(const IrModule *m)
     Plan *plan = anew(sizeof *plan);
     plan->m = m;
     bool ok = true;
+    int next_site = 0; /* -g: the checks' numbers, unique in the file */
     for (int i = 0; i < m->kernels.len; i++) {
         KernelPlan *kp = anew(sizeof *kp);
         kp->k = m->kernels.items[i];
+        kp->debug = m->debug;
         for (int j = 0; j < kp->k->stmts.len; j++) {
             const IrStmt *s = kp->k->stmts.items[j];
             if (s->kind == STMT_GRID) {
@@ -303,6 +305,8 @@ Plan *lower_module(const IrModule *m)
                     gp->sm90 = NULL; /* its kernel takes no scratch: the sm_80 kernel runs on Hopper too */
                     gp->sm90_why = "it reads a value a reduction over the grid computed";
                 }
+                if (gp && m->debug)
+                    lower_grid_checks(kp, gp, &next_site);
                 if (gp)
                     vec_push(&kp->grids, gp);
                 ok &= gp != NULL;

@@ -224,6 +224,22 @@ typedef struct GridPlan {
     long long print_offset, print_bytes; /* shared scratch a fragment's print passes its rows through */
 } GridPlan;
 
+/* -g (lower_debug.c): a tile_load or tile_store that checks, before it
+ * runs, its window against the matrix (WINDOW: the 4-argument form's
+ * promise, or the 1-D form's without an extent) or the extents it was given
+ * against the matrix's (BOUNDS); a violation is recorded for the launcher
+ * and the access is skipped. The matrix's extents are those its
+ * declaration gives (C text the kernel evaluates; NULL: not declared). */
+typedef enum { CHECK_WINDOW, CHECK_BOUNDS } TileCheckKind;
+
+typedef struct TileCheck {
+    const IrTileOp *op;
+    const IrGrid *grid; /* whose loop variables name the block in a report */
+    TileCheckKind kind;
+    int site;          /* its number in the file: the device record names it, the launcher's table says where */
+    char *rows, *cols; /* the matrix's extents (a vector: rows "1", cols its length) */
+} TileCheck;
+
 typedef struct KernelPlan {
     const IrKernel *k;
     Vec parallels;   /* ParallelPlan* */
@@ -231,6 +247,8 @@ typedef struct KernelPlan {
     Vec host_decls;  /* const IrStmt*: declarations the launcher evaluates */
     Vec slots;       /* ReduceSlot*: variables reduced over the grid */
     int max_reduces; /* most variables one kernel-level loop reduces */
+    bool debug;      /* -g: the launcher waits for its kernels and reports a failed check */
+    Vec checks;      /* TileCheck*, -g: the checks of its grids, in site order */
 } KernelPlan;
 
 typedef struct Plan {
@@ -267,6 +285,12 @@ const FragLayout *fragment_layout(const GridPlan *gp, const IrBuffer *frag);
 const ParallelPlan *block_parallel(const GridPlan *gp, const IrParallel *par);
 /* Whether a __syncthreads() goes before block statement s. */
 bool block_sync_before(const GridPlan *gp, const IrStmt *s);
+
+/* lower_debug.c, -g: the checks of a grid's tile loads and stores, numbered
+ * from *next_site on; the grid takes the sm_80 kernel on every device. */
+void lower_grid_checks(KernelPlan *kp, GridPlan *gp, int *next_site);
+/* The check op carries, or NULL (always, without -g). */
+const TileCheck *tile_check_of(const KernelPlan *kp, const IrTileOp *op);
 
 /* lower.c */
 void plan_vectors(ParallelPlan *pp);

@@ -38,6 +38,12 @@ static const char usage[] = "usage: tilepp [options] file.c\n"
                             "                   what to write (default cuda; ir goes to -o or stdout; ptx:\n"
                             "                   nvcc's PTX per --arch, <base>.compute_90a.ptx, <base> being\n"
                             "                   -o without .ptx or .cu, or <file>.tile)\n"
+                            "  -g               debug translation: every tile_load and tile_store checks\n"
+                            "                   its window (the 4-argument form's promise) or its bounds\n"
+                            "                   against the matrix's declared extents, skips a violating\n"
+                            "                   access, and the launcher, which then waits for its kernels,\n"
+                            "                   reports it (file:line:col, the block) and returns\n"
+                            "                   cudaErrorAssert; grids take the sm_80 kernel. -g0: off\n"
                             "  -fsyntax-only    run every check, write nothing\n"
                             "  --               what follows is the input file, even if it starts with '-'\n"
                             "\n"
@@ -62,7 +68,7 @@ static const char usage[] = "usage: tilepp [options] file.c\n"
                             "                   is set); also -fdiagnostics-color[=always|never|auto]\n"
                             "\n"
                             "ignored with a note (code generation and warning flags of the C compiler):\n"
-                            "  -c, -pipe, -O..., -g..., -m..., -f..., -W...\n"
+                            "  -c, -pipe, -O..., -g... (but -g, -g0), -m..., -f..., -W...\n"
                             "\n"
                             "  --version        print the versions of tilepp and libclang\n"
                             "  --help           print this help\n";
@@ -327,6 +333,8 @@ static bool apply_flag(CommandLine *cl, const char *a)
         opt->depfile_phony = true;
     else if (strcmp(a, "-fsyntax-only") == 0)
         opt->syntax_only = true;
+    else if (strcmp(a, "-g") == 0 || strcmp(a, "-g0") == 0)
+        opt->debug = a[2] == '\0';
     else if (strcmp(a, "-w") == 0)
         cl->ignore_warnings = true;
     else if (strcmp(a, "-Werror") == 0 || strcmp(a, "-Wno-error") == 0)
