@@ -488,7 +488,8 @@ From <tilepp/tile.h> (real CPU implementations):
   1-D tiles: (tile, vector, i0 [, n])), tile_copy (any spaces, converting),
   tile_clear, tile_fill, tile_gemm[_nt|_tn|_tt]
   tile_reduce_max|min|sum|absmax|abssum (GPU: a fragment's rows, shared
-  tiles along either dim), tile_print (CPU)
+  tiles along either dim), tile_print (a scalar or a whole tile; in a grid
+  block on the GPU: one block prints, TILEPP_PRINT_BLOCK=i,j|all picks)
 Math in kernel bodies is plain C: expf, tanhf, erff, fmaxf, sqrtf, ternaries,
 locals, if/else, inner sequential loops, static helper functions, macros and
 enum constants. In a grid block, statements between loops run on every
@@ -505,6 +506,8 @@ GEMM-shaped grids, sm_90a (TMA + mbarrier pipeline, wgmma, warp-specialized,
 persistent), picked at launch; TILEPP_PATH=sm80|sm90 overrides.
 Run time: TILEPP_PROFILE=1 (a table per kernel at exit; =nvtx: NVTX ranges
 only), TILEPP_DEBUG=1 (each call waits, so a fault names its kernel).
+Debug translation: tilepp -g / tile_add_kernels(... DEBUG): tile loads and
+stores check their windows, a violation is reported with its file:line.
 
 Usage: tilepp x.c -o x.tile.cu [--header x.tile.h] [--arch 80,90a]; in CMake:
   tile_add_kernels(<target> SOURCES x.c ARCH 80 90a), then #include "x.tile.h".
