@@ -73,11 +73,25 @@ static Conflict conflict_across_iterations(const IrAccess *w, const IrAccess *a,
     return MAY_CONFLICT;
 }
 
+/* A loop with constant bounds that runs at most once (`for (j = 0; j < 1;
+ * j++)`, a store after a reduction written as a parallel loop): no other
+ * iteration of it can write the same element. Descending loops are left to
+ * the general rule. */
+static bool at_most_one_iteration(const IrLoop *l)
+{
+    if (!l->bounds_const || !l->step_is_const || l->step_const <= 0 || l->descending)
+        return false;
+    long long span = l->hi_const - l->lo_const + (l->inclusive ? 1 : 0);
+    return span <= l->step_const;
+}
+
 /* The loop variable (if any) that does not appear in any subscript of a write:
  * all its iterations write the same element. */
-static int var_missing_from_write(const IrAccess *w, int depth)
+static int var_missing_from_write(const IrAccess *w, const IrLoop *loops, int depth)
 {
     for (int v = 0; v < depth; v++) {
+        if (at_most_one_iteration(&loops[v]))
+            continue;
         bool used = false;
         for (int d = 0; d < w->ndims; d++)
             used |= w->index[d].coef[v] != 0;
@@ -94,7 +108,7 @@ static bool check_parallel(const IrParallel *par)
         const IrAccess *w = par->accesses.items[i];
         if (!w->is_write || !affine_all_ok(w))
             continue;
-        int v = var_missing_from_write(w, par->depth);
+        int v = var_missing_from_write(w, par->loops, par->depth);
         if (v >= 0) {
             error_at(w->loc,
                      "every iteration of '%s' writes the same element '%s': the iterations would race (to combine "
