@@ -756,14 +756,6 @@ static void walk_unary(Walk *w, CXCursor c, bool is_stmt)
 
 /* ---- conditionals ---- */
 
-static bool is_16bit_float(CXType t)
-{
-    int size;
-    bool is_signed;
-    ScalarKind k = scalar_kind(t, &size, &is_signed);
-    return k == SCALAR_HALF || k == SCALAR_BF16;
-}
-
 static CXType plain_type(CXType t) { return clang_getUnqualifiedType(clang_getCanonicalType(t)); }
 
 /* The type an operand of conditional `cond` converts to, when it must be

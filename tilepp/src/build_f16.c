@@ -16,19 +16,7 @@
  * and types of tile.h") states the rule. */
 #include "build_internal.h"
 
-#include <ctype.h>
 #include <string.h>
-
-static bool is_16bit_float(CXType t)
-{
-    CXType canon = clang_getCanonicalType(t);
-    int size;
-    bool is_signed;
-    if (canon.kind == CXType_Float16 || canon.kind == CXType_BFloat16)
-        return true;
-    /* libclang 19 shows __bf16 as an unexposed type, which scalar_kind tells by its spelling */
-    return canon.kind == CXType_Unexposed && scalar_kind(canon, &size, &is_signed) == SCALAR_BF16;
-}
 
 static bool value_16bit(CXCursor e) { return is_16bit_float(clang_getCursorType(e)); }
 
@@ -51,25 +39,6 @@ static const char *arith_op(CXCursor e)
     }
 }
 
-/* The offset of the first character at or after `at` that is neither white
- * space nor in a comment, before `end`. */
-static unsigned skip_blanks(const char *text, unsigned at, unsigned end)
-{
-    while (at < end) {
-        if (isspace((unsigned char)text[at]))
-            at++;
-        else if (at + 1 < end && text[at] == '/' && text[at + 1] == '*') {
-            const char *close = strstr(text + at + 2, "*/");
-            at = close ? (unsigned)(close - text) + 2 : end;
-        } else if (at + 1 < end && text[at] == '/' && text[at + 1] == '/') {
-            while (at < end && text[at] != '\n')
-                at++;
-        } else
-            break;
-    }
-    return at;
-}
-
 /* Where the operator of binary expression e stands: after its left
  * operand. The expression's start where that cannot be told (a macro). */
 static SrcLoc operator_loc(Builder *b, CXCursor e, CXCursor lhs)
@@ -78,7 +47,9 @@ static SrcLoc operator_loc(Builder *b, CXCursor e, CXCursor lhs)
     if (!fe_cursor_range(b->fe, e, &begin, &end) || !fe_cursor_range(b->fe, lhs, &lhs_begin, &lhs_end) ||
         lhs_end >= end)
         return loc_of(b, e);
-    unsigned at = skip_blanks(b->fe->text, lhs_end, end);
+    unsigned at = fe_skip_to_code(b->fe, lhs_end);
+    if (at > end)
+        at = end;
     return fe_loc(b->fe, clang_getLocationForOffset(b->fe->tu, b->fe->file, at));
 }
 

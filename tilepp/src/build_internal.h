@@ -47,6 +47,8 @@ bool is_memory_read(CXCursor c);
 CXCursor strip(CXCursor c);
 char *spelling(CXCursor c);
 ScalarKind scalar_kind(CXType t, int *size, bool *is_signed);
+/* half or bfloat16 (_Float16, __bf16), however libclang shows it. */
+bool is_16bit_float(CXType t);
 IrType ir_type(CXType t);
 /* Why a local array of device code cannot be one on the GPU (variable
  * length, or past a thread's local memory), or NULL. */

@@ -96,6 +96,14 @@ ScalarKind scalar_kind(CXType t, int *size, bool *is_signed)
     }
 }
 
+bool is_16bit_float(CXType t)
+{
+    int size;
+    bool is_signed;
+    ScalarKind k = scalar_kind(t, &size, &is_signed);
+    return k == SCALAR_HALF || k == SCALAR_BF16;
+}
+
 /* Replaces the whole word `from` in s by `to`. */
 static char *replace_word(const char *s, const char *from, const char *to)
 {

@@ -476,9 +476,7 @@ static enum CXChildVisitResult collect_candidate(CXCursor c, CXCursor parent, CX
     return CXChildVisit_Recurse;
 }
 
-/* Skips white space, comments and preprocessor lines from `off`; returns
- * the offset of the first other character. */
-static unsigned skip_to_code(const FrontEnd *fe, unsigned off)
+unsigned fe_skip_to_code(const FrontEnd *fe, unsigned off)
 {
     const char *t = fe->text;
     size_t n = fe->len;
@@ -579,7 +577,7 @@ static void attach_pragmas(FrontEnd *fe, Vec *pragmas)
         qsort(list.items.items, (size_t)list.items.len, sizeof *list.items.items, candidate_order);
     for (int i = 0; i < pragmas->len; i++) {
         Pragma *p = pragmas->items[i];
-        unsigned code = skip_to_code(fe, p->end_offset);
+        unsigned code = fe_skip_to_code(fe, p->end_offset);
         const Candidate *next = next_construct(&list, p->end_offset);
         if (!next || next->begin != code) {
             error_at(p->loc, "'#pragma tile %s' must be followed by %s", pragma_kind_name(p->kind),

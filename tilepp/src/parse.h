@@ -65,6 +65,9 @@ char *fe_cursor_text(const FrontEnd *fe, CXCursor c);
 const Pragma *fe_pragma_on(const FrontEnd *fe, CXCursor c, PragmaKind kind);
 /* Any tile pragma attached to c (the first), or NULL. */
 const Attached *fe_attached_on(const FrontEnd *fe, CXCursor c);
+/* Skips white space, comments and preprocessor lines of the main file from
+ * `off`; returns the offset of the first other character. */
+unsigned fe_skip_to_code(const FrontEnd *fe, unsigned off);
 
 /* The pragma parser's kind of a libclang token. */
 PTokKind ptok_kind(CXTokenKind k);
