@@ -1,6 +1,7 @@
 # install.cmake — `cmake --install <build> --prefix <dir>` lays out
 #
 #   <dir>/bin/tilepp                          the translator
+#   <dir>/bin/tilepp-tune                     offline tuning (tile_tune_entry_<kernel>)
 #   <dir>/include/tilepp/*.h, *.cuh           tile.h, check.h, bench.h and the device runtime
 #   <dir>/lib/cmake/tilepp/                   the CMake package:
 #       tileppConfig.cmake, tileppConfigVersion.cmake,
@@ -22,9 +23,10 @@ set(TILEPP_INSTALL_BINDIR bin)
 set(TILEPP_INSTALL_INCLUDEDIR include)
 set(TILEPP_INSTALL_CMAKEDIR lib/cmake/tilepp)
 
-# The translator. Its INSTALL_RPATH (set in tilepp/CMakeLists.txt) points at
-# libclang, so the installed binary runs without LD_LIBRARY_PATH.
-install(TARGETS tilepp tilepp_tile EXPORT tileppTargets
+# The translator and tilepp-tune. The translator's INSTALL_RPATH (set in
+# tilepp/CMakeLists.txt) points at libclang, so the installed binary runs
+# without LD_LIBRARY_PATH; tilepp-tune needs only libdl.
+install(TARGETS tilepp tilepp-tune tilepp_tile EXPORT tileppTargets
   RUNTIME DESTINATION ${TILEPP_INSTALL_BINDIR})
 
 # The public headers: whatever the build copied into <build>/include/tilepp.

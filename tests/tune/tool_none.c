@@ -1,0 +1,2 @@
+/* A library without a tuned kernel. */
+int tile_tune_nothing(void) { return 0; }
