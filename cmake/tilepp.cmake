@@ -10,6 +10,7 @@
 #                    [OUTPUT_DIR dir]              # default: <binary dir>/tilepp/<target>
 #                    [OUT_VAR var]                 # set to the generated files
 #                    [HEADERS_DESTINATION dir]     # install the generated headers there
+#                    [TUNE_PARTS n]                # tuned sources: variants in n files (default 8)
 #                    [NO_LINEINFO]                 # no -lineinfo for nvcc
 #                    [DEBUG])                      # translate with -g: bounds checks
 #
@@ -19,7 +20,18 @@
 # includes, so editing one of them translates x.c again. A translation that
 # comes out the same leaves its files untouched, so nvcc does not run again
 # (Ninja's restat). OUT_VAR names a variable that receives the paths of the
-# generated .tile.cu and .tile.h files (as protobuf_generate's OUT_VAR).
+# generated .tile.cu (part files included) and .tile.h files (as
+# protobuf_generate's OUT_VAR).
+#
+# A source with `#pragma tile tune` (a line of x.c itself, seen when CMake
+# configures; a source the build generates is not scanned) is translated
+# with `--parts n`: the variants of its tuned kernels are spread over n more
+# files, <OUTPUT_DIR>/x.tile.part1.cu ... x.tile.partN.cu (some may hold no
+# variant), compiled beside x.tile.cu, so Ninja and Make build them in
+# parallel. n is TUNE_PARTS, 8 unless given; TUNE_PARTS 0 keeps every
+# variant in x.tile.cu (one nvcc process). Each source is a configure
+# dependency, so the build after an edit of one runs CMake again and sees a
+# tune pragma added or removed.
 #
 # The translator parses x.c as the target's C compile does: with <target>'s
 # COMPILE_DEFINITIONS and INCLUDE_DIRECTORIES (its own, its directory's and
@@ -187,18 +199,25 @@ endfunction()
 function(tile_add_kernels target)
   set(fn "tile_add_kernels(${target})")
   cmake_parse_arguments(PARSE_ARGV 1 arg "NO_LINEINFO;DEBUG"
-    "OUTPUT_DIR;OUT_VAR;HEADERS_DESTINATION"
+    "OUTPUT_DIR;OUT_VAR;HEADERS_DESTINATION;TUNE_PARTS"
     "SOURCES;ARCH;INCLUDE_DIRECTORIES;DEFINES;CUDA_OPTIONS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${fn}: unexpected arguments: ${arg_UNPARSED_ARGUMENTS}\n"
       "usage: tile_add_kernels(<target> SOURCES a.c ... [ARCH 80 90a ...] "
       "[INCLUDE_DIRECTORIES dir ...] [DEFINES NAME[=VALUE] ...] "
       "[CUDA_OPTIONS opt ...] [OUTPUT_DIR dir] [OUT_VAR var] "
-      "[HEADERS_DESTINATION dir] [NO_LINEINFO] [DEBUG])")
+      "[HEADERS_DESTINATION dir] [TUNE_PARTS n] [NO_LINEINFO] [DEBUG])")
   endif()
   if(arg_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "${fn}: no value given for ${arg_KEYWORDS_MISSING_VALUES}")
   endif()
+  if(NOT DEFINED arg_TUNE_PARTS)
+    set(arg_TUNE_PARTS 8)
+  elseif(NOT arg_TUNE_PARTS MATCHES "^[0-9]+$" OR arg_TUNE_PARTS GREATER 256)
+    message(FATAL_ERROR "${fn}: TUNE_PARTS '${arg_TUNE_PARTS}' is not a number of "
+      "files from 0 (every variant in x.tile.cu) to 256")
+  endif()
+  math(EXPR tune_parts "${arg_TUNE_PARTS}")  # 08 -> 8
 
   # --- the target -----------------------------------------------------------
   if(NOT TARGET ${target})
@@ -330,16 +349,41 @@ function(tile_add_kernels target)
     endif()
     list(APPEND all_outputs "${cu}")
 
+    # A tuned source: its variants go to part files that nvcc compiles in
+    # parallel. The scan is of x.c as it is now; the source is a configure
+    # dependency, so a tune pragma added later is seen by the next build.
+    set(parts "")
+    set(parts_args "")
+    if(EXISTS "${src_abs}")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${src_abs}")
+      file(STRINGS "${src_abs}" tune_lines LIMIT_COUNT 1
+        REGEX "^[ \t]*#[ \t]*pragma[ \t]+tile[ \t]+tune")
+      if(tune_lines AND tune_parts GREATER 0)
+        foreach(i RANGE 1 ${tune_parts})
+          list(APPEND parts "${out_dir}/${name}.tile.part${i}.cu")
+        endforeach()
+        set(parts_args --parts ${tune_parts})
+      endif()
+    endif()
+    # Part files of an earlier configuration (more parts, or a tune pragma
+    # since removed) are no output of the build any more.
+    file(GLOB stale_parts "${out_dir}/${name}.tile.part*.cu")
+    foreach(stale IN LISTS stale_parts)
+      if(NOT stale IN_LIST parts)
+        file(REMOVE "${stale}")
+      endif()
+    endforeach()
+
     add_custom_command(
-      OUTPUT "${cu}" "${hdr}"
-      COMMAND ${translator} ${translator_args}
+      OUTPUT "${cu}" "${hdr}" ${parts}
+      COMMAND ${translator} ${translator_args} ${parts_args}
               -o "${cu}" --header "${hdr}" -MD -MF "${dep}" "${src_abs}"
       DEPENDS "${src_abs}" ${translator} "$<TARGET_FILE:${translator}>"
       DEPFILE "${dep}"
       COMMENT "tilepp: translating ${src_rel}"
       COMMAND_EXPAND_LISTS
       VERBATIM)
-    list(APPEND generated "${cu}" "${hdr}")
+    list(APPEND generated "${cu}" ${parts} "${hdr}")
     list(APPEND headers "${hdr}")
     if(NOT src_dir IN_LIST source_dirs)
       list(APPEND source_dirs "${src_dir}")
