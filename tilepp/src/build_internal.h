@@ -71,6 +71,9 @@ bool is_block_var(Builder *b, CXCursor decl);
 unsigned statement_end(const FrontEnd *fe, unsigned end);
 
 /* const_eval.c */
+/* The definition of `name` (enum constant, macro or variable) in effect at
+ * byte `at` of the main file; false if there is none. */
+bool find_constant(FrontEnd *fe, const char *name, unsigned at, CXCursor *out);
 bool clause_int(Builder *b, const Pragma *p, const PClause *cl, long long lo, long long hi, long long *value);
 
 /* affine.c */
@@ -128,6 +131,10 @@ void warn_f16_arithmetic(Builder *b, CXCursor body);
 /* gemm_match.c */
 IrTileOp *match_gemm_loop(Builder *b, const Vec *tiles, CXCursor loop);
 IrTileOp *match_gemm_call(Builder *b, const Vec *tiles, CXCursor call);
+
+/* build_tune.c: the space of the kernel's `#pragma tile tune`, or NULL
+ * after reporting. */
+IrTune *build_tune(Builder *b, CXCursor fn, const Pragma *tune);
 
 /* build_prelude.c */
 bool build_prelude(Builder *b);

@@ -449,6 +449,12 @@ static bool build_kernel(Builder *b, CXCursor fn, const Pragma *pragma)
     int nparams = clang_Cursor_getNumArguments(fn);
     for (int i = 0; i < nparams; i++)
         ok &= build_param(b, clang_Cursor_getArgument(fn, (unsigned)i));
+    const Pragma *tune = fe_pragma_on(b->fe, fn, PRAGMA_TUNE);
+    if (tune) {
+        use_pragma(b, tune);
+        k->tune = build_tune(b, fn, tune);
+        ok &= k->tune != NULL;
+    }
     if (ok) {
         ok &= build_work(b, k, pragma, "flops", &k->flops);
         ok &= build_work(b, k, pragma, "bytes", &k->bytes);
@@ -496,8 +502,10 @@ static void refuse_unimplemented(Builder *b)
             continue;
         PragmaKind k = a->pragma->kind;
         if (k == PRAGMA_TUNE)
-            error_at(a->pragma->loc, "'#pragma tile tune' is not implemented yet in this version of tilepp: "
-                                     "autotuning is planned; until then the kernel uses the values in the source");
+            error_at(a->pragma->loc,
+                     "'#pragma tile tune' applies to a '#pragma tile kernel' function, and '%s' is "
+                     "not one",
+                     spelling(a->target));
         else
             error_at(a->pragma->loc, "'#pragma tile %s' must be inside a '#pragma tile kernel' function",
                      pragma_kind_name(k));

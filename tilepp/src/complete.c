@@ -178,6 +178,8 @@ bool check_complete(FrontEnd *fe, const IrModule *m)
     for (int i = 0; i < m->kernels.len; i++) {
         const IrKernel *k = m->kernels.items[i];
         claim(&c, k->pragma, UINT_MAX - 1);
+        if (k->tune) /* the kernel's space: each point is a translation of its own (tune.c) */
+            claim(&c, k->tune->pragma, UINT_MAX - 1);
         CXCursor body = kernel_body(&c, k);
         if (clang_Cursor_isNull(body))
             internal_error(&c, k->loc, "the body of this kernel was not found");

@@ -87,6 +87,13 @@ static FindName find_definition(FrontEnd *fe, const char *name, unsigned at)
     return f;
 }
 
+bool find_constant(FrontEnd *fe, const char *name, unsigned at, CXCursor *out)
+{
+    FindName f = find_definition(fe, name, at);
+    *out = f.found;
+    return f.ok;
+}
+
 /* Appends the tokens of `toks`, replacing object-like macros by their
  * bodies, as the preprocessor would (no parentheses added). */
 static bool expand_tokens(FrontEnd *fe, const PTok *toks, int n, unsigned at, Vec *out, Vec *active)

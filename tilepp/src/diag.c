@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 #include "diag.h"
 
 #include <stdarg.h>
@@ -27,6 +28,19 @@ static bool dropped;
  * the same problem report it once. */
 static char **printed;
 static int nprinted;
+
+/* The state a capture set aside, and the capture's own. */
+static struct {
+    bool on;
+    FILE *stream, *saved_stream;
+    char *buf;
+    size_t len;
+    int saved_errors, saved_warnings;
+    bool saved_color, saved_dropped;
+    char **saved_printed;
+    int saved_nprinted;
+    char *first_error;
+} capture;
 
 void diag_set_stream(FILE *stream) { diag_stream = stream; }
 
@@ -249,6 +263,10 @@ void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...)
         str_free(&message);
         return;
     }
+    if (level == DIAG_ERROR && capture.on && !capture.first_error)
+        capture.first_error = loc.file && loc.line > 0
+                                  ? xasprintf("%s:%d:%d: %s", loc.file, loc.line, loc.col, str_cstr(&message))
+                                  : xasprintf("%s", str_cstr(&message));
     if (level == DIAG_ERROR)
         error_count++;
     else if (level == DIAG_WARNING)
@@ -257,6 +275,63 @@ void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...)
     str_free(&message);
     if (loc.file)
         quote_line(loc.file, loc.line, loc.col);
+}
+
+void diag_capture_begin(void)
+{
+    if (capture.on)
+        return;
+    capture.stream = open_memstream(&capture.buf, &capture.len);
+    if (!capture.stream)
+        return;
+    capture.on = true;
+    capture.saved_stream = diag_stream;
+    capture.saved_errors = error_count;
+    capture.saved_warnings = warning_count;
+    capture.saved_color = color;
+    capture.saved_dropped = dropped;
+    capture.saved_printed = printed;
+    capture.saved_nprinted = nprinted;
+    capture.first_error = NULL;
+    diag_stream = capture.stream;
+    error_count = warning_count = 0;
+    color = dropped = false;
+    printed = NULL;
+    nprinted = 0;
+}
+
+DiagCaptured diag_capture_end(void)
+{
+    DiagCaptured c = {0};
+    if (!capture.on)
+        return c;
+    fclose(capture.stream);
+    c.errors = error_count;
+    c.warnings = warning_count;
+    c.text = capture.buf;
+    c.first_error = capture.first_error;
+    for (int i = 0; i < nprinted; i++)
+        free(printed[i]);
+    free(printed);
+    diag_stream = capture.saved_stream;
+    error_count = capture.saved_errors;
+    warning_count = capture.saved_warnings;
+    color = capture.saved_color;
+    dropped = capture.saved_dropped;
+    printed = capture.saved_printed;
+    nprinted = capture.saved_nprinted;
+    capture.on = false;
+    capture.buf = NULL;
+    capture.len = 0;
+    return c;
+}
+
+void diag_replay(const char *text, int errors, int warnings)
+{
+    if (text)
+        fputs(text, out());
+    error_count += errors;
+    warning_count += warnings;
 }
 
 int diag_error_count(void) { return error_count; }

@@ -47,6 +47,22 @@ void diag_report(DiagLevel level, SrcLoc loc, const char *fmt, ...) __attribute_
 #define warning_at(loc, ...) diag_report(DIAG_WARNING, (loc), __VA_ARGS__)
 #define note_at(loc, ...) diag_report(DIAG_NOTE, (loc), __VA_ARGS__)
 
+/* Capture: from begin to end, diagnostics are formatted (without colour)
+ * into a buffer instead of the stream, and counted apart; the counts, the
+ * errors printed so far and the settings are as before afterwards. For
+ * translations whose refusal is an answer, not a failure (a tune point). */
+typedef struct DiagCaptured {
+    int errors, warnings;
+    char *text;        /* everything, as it would have been printed (malloc'd) */
+    char *first_error; /* "file:line:col: message" of the first error, or NULL (malloc'd) */
+} DiagCaptured;
+void diag_capture_begin(void);
+DiagCaptured diag_capture_end(void);
+
+/* Writes what a capture said to the diagnostic stream, and counts its
+ * errors and warnings as reported now. */
+void diag_replay(const char *text, int errors, int warnings);
+
 int diag_error_count(void);
 int diag_warning_count(void);
 /* Clang's closing line for the counts: "1 warning and 2 errors generated.";

@@ -11,6 +11,7 @@
 #include "lower.h"
 #include "output.h"
 #include "parse.h"
+#include "tune.h"
 
 static const char *base_name(const char *path)
 {
@@ -115,18 +116,32 @@ static char *ir_text(const IrModule *m)
     return text;
 }
 
+/* "dir/x.tile.cu" -> "dir/x.tile.part3.cu" */
+static char *part_name(const char *output, int part)
+{
+    size_t stem = str_ends_with(output, ".cu") ? strlen(output) - 3 : strlen(output);
+    return aprintf("%.*s.part%d.cu", (int)stem, output, part);
+}
+
 static int emit_outputs(const Options *opt, const FrontEnd *fe, const IrModule *m, const Plan *plan)
 {
     const char *output = opt->output ? opt->output : default_output_name(opt->input);
-    OutputFile files[3];
+    int nparts = opt->emit == EMIT_IR ? 0 : opt->parts;
+    OutputFile *files = anew((size_t)(3 + nparts) * sizeof *files);
     int n = 0;
     if (opt->emit == EMIT_IR) {
         files[n++] = (OutputFile){opt->output ? opt->output : "-", ir_text(m)};
     } else {
         const char *header = opt->header ? opt->header : header_for(output);
-        EmitNames names = {opt->input, base_name(output), base_name(header), opt->clang_args, opt->nclang_args};
+        EmitNames names = {opt->input, base_name(output), base_name(header), opt->clang_args, opt->nclang_args, nparts};
         files[n++] = (OutputFile){output, emit_cuda(plan, &names)};
         files[n++] = (OutputFile){header, emit_header(plan, &names)};
+        for (int i = 1; i <= nparts; i++) {
+            const char *part = part_name(output, i);
+            EmitNames part_names = names;
+            part_names.cu_name = base_name(part);
+            files[n++] = (OutputFile){part, emit_tune_part(plan, &part_names, i)};
+        }
     }
     if (opt->make_depfile) {
         const char *depfile = opt->depfile ? opt->depfile : default_depfile_name(output);
@@ -137,10 +152,54 @@ static int emit_outputs(const Options *opt, const FrontEnd *fe, const IrModule *
     return write_outputs(files, n) ? 0 : 1;
 }
 
+/* Takes the kernels with a tune space out of m: they are lowered once per
+ * point (tune.c), not with the file's own values. */
+static Vec take_tuned(IrModule *m)
+{
+    Vec tuned = {0};
+    int kept = 0;
+    for (int i = 0; i < m->kernels.len; i++) {
+        IrKernel *k = m->kernels.items[i];
+        if (k->tune)
+            vec_push(&tuned, k);
+        else
+            m->kernels.items[kept++] = k;
+    }
+    m->kernels.len = kept;
+    return tuned;
+}
+
+/* A space none of whose points translates is an error of the file: what the
+ * translation of its own values (or of the first point) said, then why. */
+static void refuse_space(const TunedKernel *tk)
+{
+    int shown = tk->source_point >= 0 ? tk->source_point : 0;
+    const TunePoint *p = &tk->points[shown];
+    diag_replay(p->said, p->said_errors, p->said_warnings);
+    error_at(tk->k->tune->loc, "every point of the tune space of '%s' was refused (%d point%s); above, why %s was",
+             tk->k->name, tk->npoints, tk->npoints == 1 ? "" : "s", p->name);
+}
+
+static bool tune_kernels(const Options *opt, const ParseOptions *po, FrontEnd *fe, Vec *tuned, Plan *plan)
+{
+    TuneContext ctx = {po, fe->text, fe->len, opt->archs, opt->debug};
+    bool ok = true;
+    for (int i = 0; i < tuned->len; i++) {
+        TunedKernel *tk = tune_expand(&ctx, tuned->items[i]);
+        if (tk->nvalid == 0) {
+            refuse_space(tk);
+            ok = false;
+        }
+        vec_push(&plan->tuned, tk);
+    }
+    diag_register_source(fe->path, fe->text); /* the points registered their own texts */
+    return ok;
+}
+
 /* The stages after the parse. --emit ir stops before the checks (the IR is
  * for looking at, also when it would be refused), unless -fsyntax-only asks
  * for every check. Returns false when a stage refused the input. */
-static bool run_stages(const Options *opt, FrontEnd *fe, IrModule **m, Plan **plan)
+static bool run_stages(const Options *opt, const ParseOptions *po, FrontEnd *fe, IrModule **m, Plan **plan)
 {
     *m = build_ir(fe);
     if (!*m)
@@ -155,8 +214,22 @@ static bool run_stages(const Options *opt, FrontEnd *fe, IrModule **m, Plan **pl
         return true;
     if (!check_module(*m))
         return false;
+    Vec tuned = take_tuned(*m);
     *plan = lower_module(*m);
-    return *plan != NULL;
+    return *plan != NULL && tune_kernels(opt, po, fe, &tuned, *plan);
+}
+
+/* --list-variants: every point of every tuned kernel, valid or pruned. */
+static void list_variants(const Plan *plan)
+{
+    for (int i = 0; i < plan->tuned.len; i++) {
+        const TunedKernel *tk = plan->tuned.items[i];
+        for (int j = 0; j < tk->npoints; j++) {
+            const TunePoint *p = &tk->points[j];
+            printf("%s %s  %s%s%s\n", tk->k->name, p->name, p->plan ? "ok" : "pruned: ", p->plan ? "" : p->pruned,
+                   j == tk->source_point ? "  (the file's values)" : "");
+        }
+    }
 }
 
 int tilepp_translate(const Options *opt)
@@ -168,8 +241,13 @@ int tilepp_translate(const Options *opt)
     IrModule *m = NULL;
     Plan *plan = NULL;
     /* Any error, a warning under -Werror included, means no output at all. */
-    bool ok = run_stages(opt, fe, &m, &plan) && diag_error_count() == 0;
-    int status = ok ? emit_outputs(opt, fe, m, plan) : 1;
+    bool ok = run_stages(opt, &po, fe, &m, &plan) && diag_error_count() == 0;
+    int status = 1;
+    if (ok && opt->list_variants) {
+        list_variants(plan);
+        status = 0;
+    } else if (ok)
+        status = emit_outputs(opt, fe, m, plan);
     frontend_free(fe);
     return status;
 }

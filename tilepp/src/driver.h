@@ -28,6 +28,8 @@ typedef struct Options {
     int nclang_args;
     const char *include_dir;  /* where tilepp/tile.h lives; NULL: next to the executable */
     const char *unsaved_text; /* tests: the input's content */
+    int parts;          /* --parts N: tuned kernels' variants in N more files, x.tile.part1.cu ...; 0: in the .cu */
+    bool list_variants; /* --list-variants: print the points of tune spaces, write nothing */
 } Options;
 
 /* Runs the pipeline; returns the process exit code (0 or 1). */

@@ -2,6 +2,8 @@
 #include "emit_cuda.h"
 #include "emit_internal.h"
 
+#include <limits.h>
+
 #include <ctype.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -688,8 +690,10 @@ static void put_profile_scope(Out *o, const IrKernel *k)
 {
     const char *slash = strrchr(o->names->source_name, '/');
     const char *where = c_string_body(aprintf("%s:%d", slash ? slash + 1 : o->names->source_name, k->loc.line));
-    putf(o, "    static tile_kernel_info tile_info = {\"%s\", \"%s\", \"%s (%s)\", {false}};\n", k->name, where,
-         k->name, where);
+    /* a variant is a row of its own in the profiler's table */
+    const char *name = o->variant ? aprintf("%s [%s]", k->name, o->variant) : k->name;
+    putf(o, "    static tile_kernel_info tile_info = {\"%s\", \"%s\", \"%s (%s)\", {false}};\n", name, where, name,
+         where);
     put(o, "    tile_profile_scope tile_prof(&tile_info, tile_stream);\n");
     if (k->flops || k->bytes)
         putf(o, "    if (tile_prof.timing)\n        tile_prof.work(%s, %s);\n",
@@ -729,9 +733,13 @@ static void put_debug_collect(Out *o, const KernelPlan *kp)
 static void put_launcher(Out *o, const KernelPlan *kp)
 {
     const IrKernel *k = kp->k;
-    putf(o, "// Launches %s() of %s:%d on `tile_stream`; returns the first error.\n", k->name, o->names->source_name,
-         k->loc.line);
-    putf(o, "extern \"C\" cudaError_t %s_gpu_stream(", k->name);
+    if (o->variant)
+        putf(o, "// Launches %s() of %s:%d with %s on `tile_stream`; returns the first error.\n", k->name,
+             o->names->source_name, k->loc.line, o->variant);
+    else
+        putf(o, "// Launches %s() of %s:%d on `tile_stream`; returns the first error.\n", k->name,
+             o->names->source_name, k->loc.line);
+    putf(o, "%scudaError_t %s_gpu_stream(", o->variant ? "" : "extern \"C\" ", k->name);
     put_param_list(o, k, launcher_param);
     putf(o, "%scudaStream_t tile_stream)\n{\n", k->params.len ? ", " : "");
     put(o, "    tile_device tile_dev;\n    cudaError_t tile_err = tile_check_device(&tile_dev);\n"
@@ -754,6 +762,8 @@ static void put_launcher(Out *o, const KernelPlan *kp)
     if (kp->debug)
         put_debug_collect(o, kp);
     put(o, "    return tile_prof.done();\n}\n\n");
+    if (o->variant) /* the tuned launcher is the only caller */
+        return;
     putf(o, "extern \"C\" cudaError_t %s_gpu(", k->name);
     put_param_list(o, k, launcher_param);
     putf(o, ")\n{\n    return %s_gpu_stream(", k->name);
@@ -796,7 +806,7 @@ static char *macro_name(const char *text)
     return astrndup(p, (size_t)(end - p));
 }
 
-static void put_prelude_item(Out *o, const IrPrelude *p)
+void put_prelude_item(Out *o, const IrPrelude *p)
 {
     line_to_source(o, p->loc);
     switch (p->kind) {
@@ -828,7 +838,7 @@ static void put_prelude_item(Out *o, const IrPrelude *p)
     }
 }
 
-static void put_kernel(Out *o, const KernelPlan *kp)
+void put_kernel(Out *o, const KernelPlan *kp)
 {
     line_to_self(o);
     putf(o, "\n// ==== kernel %s, %s:%d, threads(%d) ====\n\n", kp->k->name, o->names->source_name, kp->k->loc.line,
@@ -842,45 +852,71 @@ static void put_kernel(Out *o, const KernelPlan *kp)
 
 /* What the file declares and its kernels, in the file's order, so that each
  * kernel sees the macros as they are defined where it stands. */
+/* The kernels, tuned or not, in the file's order. */
+typedef struct KernelWalk {
+    const Plan *plan;
+    int next, next_tuned;
+} KernelWalk;
+
+static int walk_line(const KernelWalk *w)
+{
+    int line = INT_MAX;
+    if (w->next < w->plan->kernels.len)
+        line = ((const KernelPlan *)w->plan->kernels.items[w->next])->k->loc.line;
+    if (w->next_tuned < w->plan->tuned.len) {
+        int tuned = ((const TunedKernel *)w->plan->tuned.items[w->next_tuned])->k->loc.line;
+        line = tuned < line ? tuned : line;
+    }
+    return line;
+}
+
+/* Prints the next kernel of the walk. */
+static void put_next_kernel(Out *o, KernelWalk *w)
+{
+    const KernelPlan *kp = w->next < w->plan->kernels.len ? w->plan->kernels.items[w->next] : NULL;
+    const TunedKernel *tk = w->next_tuned < w->plan->tuned.len ? w->plan->tuned.items[w->next_tuned] : NULL;
+    if (kp && (!tk || kp->k->loc.line < tk->k->loc.line)) {
+        put_kernel(o, kp);
+        w->next++;
+    } else {
+        put_tuned_kernel(o, tk);
+        w->next_tuned++;
+    }
+}
+
+/* The IR of the next kernel of the walk, which moves on. */
+static const IrKernel *next_kernel_ir(KernelWalk *w)
+{
+    const KernelPlan *kp = w->next < w->plan->kernels.len ? w->plan->kernels.items[w->next] : NULL;
+    const TunedKernel *tk = w->next_tuned < w->plan->tuned.len ? w->plan->tuned.items[w->next_tuned] : NULL;
+    if (kp && (!tk || kp->k->loc.line < tk->k->loc.line)) {
+        w->next++;
+        return kp->k;
+    }
+    w->next_tuned++;
+    return tk->k;
+}
+
 static void put_body(Out *o, const Plan *plan)
 {
     const IrModule *m = plan->m;
-    int next = 0;
+    KernelWalk w = {plan, 0, 0};
     if (m->prelude.len)
         putf(o, "// ---- from %s: what the kernels use, and the kernels, in its order ----\n", o->names->source_name);
+    int last_kernel = 0;
     for (int i = 0; i < m->prelude.len; i++) {
         const IrPrelude *p = m->prelude.items[i];
-        while (next < plan->kernels.len && ((const KernelPlan *)plan->kernels.items[next])->k->loc.line < p->loc.line)
-            put_kernel(o, plan->kernels.items[next++]);
+        while (walk_line(&w) < p->loc.line)
+            put_next_kernel(o, &w);
         put_prelude_item(o, p);
     }
-    while (next < plan->kernels.len)
-        put_kernel(o, plan->kernels.items[next++]);
-    bool prelude_last =
-        m->prelude.len &&
-        (plan->kernels.len == 0 || ((const IrPrelude *)m->prelude.items[m->prelude.len - 1])->loc.line >
-                                       ((const KernelPlan *)plan->kernels.items[plan->kernels.len - 1])->k->loc.line);
+    while (walk_line(&w) < INT_MAX) {
+        last_kernel = walk_line(&w);
+        put_next_kernel(o, &w);
+    }
+    bool prelude_last = m->prelude.len && last_kernel == 0;
     if (prelude_last)
         line_to_self(o);
-}
-
-static bool uses_tiles(const Plan *plan)
-{
-    for (int i = 0; i < plan->kernels.len; i++)
-        if (((const KernelPlan *)plan->kernels.items[i])->grids.len)
-            return true;
-    return false;
-}
-
-static bool uses_sm90(const Plan *plan)
-{
-    for (int i = 0; i < plan->kernels.len; i++) {
-        const KernelPlan *kp = plan->kernels.items[i];
-        for (int j = 0; j < kp->grids.len; j++)
-            if (((const GridPlan *)kp->grids.items[j])->sm90)
-                return true;
-    }
-    return false;
 }
 
 /* "-DNAME=VALUE" -> "#define NAME VALUE" ("-DNAME": 1, as a compiler takes
@@ -910,32 +946,42 @@ static void put_command_line_macros(Out *o, const EmitNames *names)
     }
 }
 
-char *emit_cuda(const Plan *plan, const EmitNames *names)
+void put_file_head(Out *o, const Plan *plan)
 {
-    Out o = {{0}, 1, names};
+    const EmitNames *names = o->names;
     const IrModule *m = plan->m;
-    putf(&o, "// Generated by tilepp %s from %s. Do not edit: edit %s and translate again.\n", TILEPP_VERSION,
+    putf(o, "// Generated by tilepp %s from %s. Do not edit: edit %s and translate again.\n", TILEPP_VERSION,
          names->source_name, names->source_name);
     /* tile.h gives generated code its own half and bfloat16 (C's arithmetic);
      * other C++ and CUDA files that include it get CUDA's. */
-    put(&o, "#define TILEPP_GENERATED_CUDA 1\n");
-    put_command_line_macros(&o, names);
-    put(&o, "#include <tilepp/tile.h>\n");
-    if (uses_tiles(plan))
-        put(&o, "#include <tilepp/tile_mma_sm80.cuh>\n");
-    if (uses_sm90(plan))
-        put(&o, "#include <tilepp/tile_mma_sm90.cuh>\n");
+    put(o, "#define TILEPP_GENERATED_CUDA 1\n");
+    put_command_line_macros(o, names);
+    put(o, "#include <tilepp/tile.h>\n");
+    if (plan_uses_tiles(plan))
+        put(o, "#include <tilepp/tile_mma_sm80.cuh>\n");
+    if (plan_uses_sm90(plan))
+        put(o, "#include <tilepp/tile_mma_sm90.cuh>\n");
     if (m->debug) /* -g: the bounds checks and their reports */
-        put(&o, "#include <tilepp/tile_debug.cuh>\n");
-    putf(&o, "#include \"%s\"\n\n", names->header_name);
-    put(&o, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n");
-    putf(&o, "#error \"tilepp: %s was translated for sm_80 and newer (--arch", names->source_name);
+        put(o, "#include <tilepp/tile_debug.cuh>\n");
+    if (plan->tuned.len) /* the autotuner the tuned launchers call */
+        put(o, "#include <tilepp/tile_tune.cuh>\n");
+    putf(o, "#include \"%s\"\n\n", names->header_name);
+    put(o, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n");
+    putf(o, "#error \"tilepp: %s was translated for sm_80 and newer (--arch", names->source_name);
     if (m->archs & ARCH_SM80)
-        put(&o, " 80");
+        put(o, " 80");
     if (m->archs & ARCH_SM90A)
-        put(&o, " 90a");
-    put(&o, ")\"\n#endif\n\n");
+        put(o, " 90a");
+    put(o, ")\"\n#endif\n\n");
+}
+
+char *emit_cuda(const Plan *plan, const EmitNames *names)
+{
+    Out o = {{0}, 1, names, NULL};
+    put_file_head(&o, plan);
     put_body(&o, plan);
+    if (names->parts == 0) /* the variants of tuned kernels: here, after everything they could change */
+        put_tune_sections(&o, plan, 0, 1);
     return atake(&o.s);
 }
 
@@ -952,15 +998,15 @@ static char *guard_name(const char *header_name)
 
 char *emit_header(const Plan *plan, const EmitNames *names)
 {
-    Out o = {{0}, 1, names};
+    Out o = {{0}, 1, names, NULL};
     char *guard = guard_name(names->header_name);
     putf(&o, "/* Generated by tilepp %s from %s: launchers for its kernels. Plain C. */\n", TILEPP_VERSION,
          names->source_name);
     putf(&o, "#ifndef %s\n#define %s\n\n", guard, guard);
     put(&o, "#include <cuda_runtime_api.h>\n#include <tilepp/tile.h>\n\n");
     put(&o, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
-    for (int i = 0; i < plan->kernels.len; i++) {
-        const IrKernel *k = ((const KernelPlan *)plan->kernels.items[i])->k;
+    for (KernelWalk w = {plan, 0, 0}; walk_line(&w) < INT_MAX;) {
+        const IrKernel *k = next_kernel_ir(&w);
         putf(&o,
              "/* %s() of %s:%d on the GPU. Pointers are device pointers (C99 array\n"
              " * parameters become flat, row-major pointers); the launch is asynchronous.\n"

@@ -20,9 +20,15 @@ typedef struct EmitNames {
      * compiles the kernels with the macros the CPU reference had. */
     const char *const *parse_args;
     int nparse_args;
+    /* The variants of tuned kernels go to this many part files (emit_tune_part),
+     * or, when 0, into the .cu itself. */
+    int parts;
 } EmitNames;
 
 char *emit_cuda(const Plan *plan, const EmitNames *names);
 char *emit_header(const Plan *plan, const EmitNames *names);
+/* Part `part` (1..names->parts) of the tuned kernels' variants: a .cu of its
+ * own that nvcc compiles beside the others (names->cu_name is the part's). */
+char *emit_tune_part(const Plan *plan, const EmitNames *names, int part);
 
 #endif

@@ -4,11 +4,13 @@
 #define TILEPP_EMIT_INTERNAL_H
 
 #include "emit_cuda.h"
+#include "tune.h"
 
 typedef struct Out {
     Str s;
     int line; /* 1-based number of the line being written */
     const EmitNames *names;
+    const char *variant; /* writing a tune point's variant ("BM=64,BN=128"): its launcher has C++ linkage */
 } Out;
 
 void put(Out *o, const char *text);
@@ -59,6 +61,23 @@ void put_decls(Out *o, const Vec *decls);
 void put_views(Out *o, const Vec *params, const char *indent);
 void put_loop_descriptor(Out *o, const IrLoop *l, int d);
 void put_loop_var(Out *o, const IrLoop *l, const char *desc, const char *k_expr, const char *indent);
+
+/* emit_cuda.c: a kernel's __global__ functions and launcher; an item of
+ * the file's prelude; the includes and checks every generated .cu starts
+ * with. */
+void put_kernel(Out *o, const KernelPlan *kp);
+void put_prelude_item(Out *o, const IrPrelude *p);
+void put_file_head(Out *o, const Plan *plan);
+
+/* emit_tune.c: a tuned kernel's launcher, in the file's order (the variants
+ * it declares are printed by put_tune_sections or in part files). */
+void put_tuned_kernel(Out *o, const TunedKernel *tk);
+/* The variants of every tuned kernel of the plan that go to part `part`
+ * of `nparts` (part 0 of 1: all of them). */
+void put_tune_sections(Out *o, const Plan *plan, int part, int nparts);
+/* Whether any kernel, or variant of a tuned one, has a grid; an sm_90a grid. */
+bool plan_uses_tiles(const Plan *plan);
+bool plan_uses_sm90(const Plan *plan);
 
 /* emit_tile.c: grids. A Block is the grid kernel being written. */
 typedef struct Block {

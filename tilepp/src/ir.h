@@ -258,10 +258,36 @@ struct IrStmt {
     IrSeqLoop *seq;       /* STMT_SEQ */
 };
 
+/* One constant of a `#pragma tile tune` space: its values, and where the
+ * file defines it, as the bytes of the main file that a variant replaces
+ * with its value (the enum constant's initializer, the macro's body, the
+ * const variable's initializer; for an enum constant without one, an empty
+ * range after its name where " = value" goes in). */
+typedef struct IrTuneParam {
+    char *name;
+    SrcLoc loc; /* of the clause */
+    long long *values;
+    int nvalues;
+    long long source_value; /* the file's own value */
+    unsigned def_begin, def_end;
+    bool insert_eq; /* the definition has no '=' yet */
+} IrTuneParam;
+
+/* `#pragma tile tune NAME(v, ...) ...`: the points are the product of the
+ * values, the last NAME varying fastest. */
+typedef struct IrTune {
+    const Pragma *pragma;
+    SrcLoc loc;
+    IrTuneParam *params;
+    int nparams;
+    long long npoints;
+} IrTune;
+
 typedef struct IrKernel {
     char *name;
     SrcLoc loc;
     const Pragma *pragma; /* its `#pragma tile kernel` */
+    IrTune *tune;         /* its `#pragma tile tune`, or NULL */
     int threads;
     /* flops(...) and bytes(...): the work of one call as C over the scalar
      * parameters (constants already folded in), or NULL. The profiler

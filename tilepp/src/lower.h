@@ -254,6 +254,7 @@ typedef struct KernelPlan {
 typedef struct Plan {
     const IrModule *m;
     Vec kernels; /* KernelPlan* */
+    Vec tuned;   /* TunedKernel* (tune.h): kernels with a tune space, lowered once per point; not in kernels */
 } Plan;
 
 /* NULL after reporting an error. */

@@ -45,6 +45,14 @@ static const char usage[] = "usage: tilepp [options] file.c\n"
                             "                   reports it (file:line:col, the block) and returns\n"
                             "                   cudaErrorAssert; grids take the sm_80 kernel. -g0: off\n"
                             "  -fsyntax-only    run every check, write nothing\n"
+                            "\n"
+                            "autotuning ('#pragma tile tune', README.md \"Autotuning\"):\n"
+                            "  --list-variants  print every point of each tune space, 'ok' or why it was\n"
+                            "                   pruned, and write nothing\n"
+                            "  --parts N        write the tuned kernels' variants into N more files,\n"
+                            "                   <output>.part1.cu ... .partN.cu (always N, some maybe\n"
+                            "                   without a variant), for parallel compilation; default:\n"
+                            "                   inside the .cu\n"
                             "  --               what follows is the input file, even if it starts with '-'\n"
                             "\n"
                             "as for a C compiler, when parsing the file:\n"
@@ -167,6 +175,7 @@ typedef enum {
     OPT_HEADER,
     OPT_ARCH,
     OPT_EMIT,
+    OPT_PARTS,
     OPT_DEPFILE,
     OPT_DEP_TARGET,
     OPT_DEP_QUOTED,
@@ -188,6 +197,7 @@ static const struct {
     {"--header", EQUALS, OPT_HEADER},
     {"--arch", EQUALS, OPT_ARCH},
     {"--emit", EQUALS, OPT_EMIT},
+    {"--parts", EQUALS, OPT_PARTS},
     {"--sysroot", EQUALS, OPT_CLANG_LONG},
     {"--target", EQUALS, OPT_CLANG_LONG},
     {"-target", SEPARATE, OPT_CLANG_LONG},
@@ -283,6 +293,14 @@ static int apply_value(CommandLine *cl, ValueKind kind, const char *name, const 
         else
             return usage_error("--emit takes 'cuda', 'ptx' or 'ir', not '%s'", v);
         break;
+    case OPT_PARTS: {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (end == v || *end || n < 1 || n > 256)
+            return usage_error("--parts takes a number of files from 1 to 256, not '%s'", v);
+        opt->parts = (int)n;
+        break;
+    }
     case OPT_UNDEFINE:
         drop_definitions(opt, v);
         opt->clang_args[opt->nclang_args++] = aprintf("-U%s", v);
@@ -333,6 +351,8 @@ static bool apply_flag(CommandLine *cl, const char *a)
         opt->depfile_phony = true;
     else if (strcmp(a, "-fsyntax-only") == 0)
         opt->syntax_only = true;
+    else if (strcmp(a, "--list-variants") == 0)
+        opt->list_variants = true;
     else if (strcmp(a, "-g") == 0 || strcmp(a, "-g0") == 0)
         opt->debug = a[2] == '\0';
     else if (strcmp(a, "-w") == 0)

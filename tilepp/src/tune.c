@@ -1,0 +1,193 @@
+/* tune.c — the points of a `#pragma tile tune` space, each one a translation
+ * of the file with the constants' definitions rewritten (tune.h). */
+#include "tune.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_ir.h"
+#include "check.h"
+
+/* ------------------------------------------------------------------------ */
+/* The points                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The values of point `index`: the last parameter varies fastest. */
+static long long *point_values(const IrTune *t, long long index)
+{
+    long long *values = anew((size_t)t->nparams * sizeof *values);
+    for (int i = t->nparams - 1; i >= 0; i--) {
+        values[i] = t->params[i].values[index % t->params[i].nvalues];
+        index /= t->params[i].nvalues;
+    }
+    return values;
+}
+
+static char *point_name(const IrTune *t, const long long *values)
+{
+    Str s = {0};
+    for (int i = 0; i < t->nparams; i++)
+        str_addf(&s, "%s%s=%lld", i ? "," : "", t->params[i].name, values[i]);
+    return atake(&s);
+}
+
+static bool is_source_point(const IrTune *t, const long long *values)
+{
+    for (int i = 0; i < t->nparams; i++)
+        if (values[i] != t->params[i].source_value)
+            return false;
+    return true;
+}
+
+/* The text that replaces a definition's bytes: an enum constant without an
+ * initializer gets one; a macro's body keeps a blank after the name; a
+ * negative value is parenthesized, as its uses may follow an operator. */
+static char *replacement(const IrTuneParam *tp, long long v)
+{
+    char *value = v < 0 ? aprintf("(%lld)", v) : aprintf("%lld", v);
+    if (tp->insert_eq)
+        return aprintf(" = %s", value);
+    return aprintf(" %s", value);
+}
+
+/* The file's text with the point's values in its definitions, which lie at
+ * distinct, non-overlapping byte ranges. */
+static char *point_text(const TuneContext *ctx, const IrTune *t, const long long *values)
+{
+    int n = t->nparams;
+    int *order = anew((size_t)n * sizeof *order);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = 1; i < n; i++) /* by position in the file */
+        for (int j = i; j > 0 && t->params[order[j]].def_begin < t->params[order[j - 1]].def_begin; j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    Str s = {0};
+    size_t at = 0;
+    for (int i = 0; i < n; i++) {
+        const IrTuneParam *tp = &t->params[order[i]];
+        str_addn(&s, ctx->text + at, tp->def_begin - at);
+        str_add(&s, replacement(tp, values[order[i]]));
+        at = tp->def_end;
+    }
+    str_addn(&s, ctx->text + at, ctx->len - at);
+    return atake(&s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One translation                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Keeps only the kernel named `name` in m: the point is that kernel's. */
+static void keep_kernel(IrModule *m, const char *name)
+{
+    int kept = 0;
+    for (int i = 0; i < m->kernels.len; i++) {
+        IrKernel *k = m->kernels.items[i];
+        if (strcmp(k->name, name) == 0)
+            m->kernels.items[kept++] = k;
+    }
+    m->kernels.len = kept;
+}
+
+/* Parse, build, check and lower the point's text; NULL when a stage refused
+ * it (the reasons are in the capture). The libclang parse is let go at the
+ * end: nothing after the front end looks at it. */
+static const Plan *translate_point(const TuneContext *ctx, const char *text, const char *kernel)
+{
+    ParseOptions po = *ctx->parse;
+    po.unsaved_text = text;
+    FrontEnd *fe = frontend_parse(&po);
+    if (!fe)
+        return NULL;
+    const Plan *plan = NULL;
+    IrModule *m = build_ir(fe);
+    if (m) {
+        keep_kernel(m, kernel);
+        m->archs = ctx->archs;
+        m->debug = ctx->debug;
+        if (m->kernels.len == 1 && check_module(m))
+            plan = lower_module(m);
+    }
+    if (fe->tu)
+        clang_disposeTranslationUnit(fe->tu);
+    if (fe->index)
+        clang_disposeIndex(fe->index);
+    fe->tu = NULL;
+    fe->index = NULL;
+    return plan;
+}
+
+static void translate(const TuneContext *ctx, const IrKernel *k, TunePoint *p)
+{
+    char *text = point_text(ctx, k->tune, p->values);
+    diag_capture_begin();
+    p->plan = translate_point(ctx, text, k->name);
+    DiagCaptured said = diag_capture_end();
+    if (!p->plan) {
+        p->pruned = astrdup(said.first_error ? said.first_error : "the translation was refused without a reason");
+        p->said = astrdup(said.text ? said.text : "");
+        p->said_errors = said.errors;
+        p->said_warnings = said.warnings;
+    }
+    free(said.text);
+    free(said.first_error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The key                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static uint64_t fnv1a_str(uint64_t h, const char *s) { return fnv1a(h, s, strlen(s) + 1); }
+
+/* What a cached choice depends on besides the GPU and the shapes: tilepp's
+ * version (its code generation), the file (the kernel and everything it
+ * uses), the space, and the options that change the generated code. */
+static void make_key(const TuneContext *ctx, TunedKernel *tk)
+{
+    uint64_t h = 14695981039346656037ull;
+    h = fnv1a_str(h, TILEPP_VERSION);
+    h = fnv1a(h, ctx->text, ctx->len);
+    h = fnv1a_str(h, tk->k->name);
+    for (int i = 0; i < tk->npoints; i++)
+        h = fnv1a_str(h, tk->points[i].name);
+    unsigned flags = ctx->archs | (ctx->debug ? 0x100u : 0u);
+    h = fnv1a(h, &flags, sizeof flags);
+    for (int i = 0; i < ctx->parse->nargs; i++)
+        h = fnv1a_str(h, ctx->parse->args[i]);
+    snprintf(tk->key, sizeof tk->key, "%016llx", (unsigned long long)h);
+}
+
+TunedKernel *tune_expand(const TuneContext *ctx, const IrKernel *k)
+{
+    const IrTune *t = k->tune;
+    TunedKernel *tk = anew(sizeof *tk);
+    tk->k = k;
+    tk->npoints = (int)t->npoints;
+    tk->points = anew((size_t)tk->npoints * sizeof *tk->points);
+    tk->source_point = -1;
+    for (int i = 0; i < tk->npoints; i++) {
+        TunePoint *p = &tk->points[i];
+        p->values = point_values(t, i);
+        p->name = point_name(t, p->values);
+        if (is_source_point(t, p->values))
+            tk->source_point = i;
+        translate(ctx, k, p);
+        tk->nvalid += p->plan != NULL;
+    }
+    make_key(ctx, tk);
+    return tk;
+}
