@@ -371,7 +371,7 @@ static void test_unwritable_directory(void **state)
 {
     (void)state;
     tile_tune_entry e, got;
-    char path[8192], why[256], file[8192];
+    char path[8192], why[256], file[4200];
     make_entry(&e);
     /* A directory below a regular file cannot be made, not even by root. */
     snprintf(file, sizeof file, "%s/plain", tmpdir);
@@ -381,7 +381,7 @@ static void test_unwritable_directory(void **state)
     assert_non_null(strstr(why, "cannot make the directory"));
     assert_int_equal(tile_tune_cache_load(path, &e, &got, why, sizeof why), TILE_TUNE_CACHE_BAD);
     /* A read-only directory (root writes anyway: then the store succeeds). */
-    char ro[8192];
+    char ro[4200];
     snprintf(ro, sizeof ro, "%s/ro", tmpdir);
     assert_int_equal(tile_tune_mkdir_p(ro), 0);
     assert_int_equal(chmod(ro, 0500), 0);

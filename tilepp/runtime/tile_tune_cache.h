@@ -1,6 +1,6 @@
 /* tile_tune_cache.h — the autotuner's on-disk cache (issue 13): one small
  * text file per tuned (kernel, translation, GPU, shape class), written
- * atomically, read back with validation. Plain C99, header-only (static
+ * atomically, read back with validation. Plain C99, header-only (static inline
  * functions), compiles as C and as C++; POSIX file calls, no CUDA. The
  * CUDA side (tile_tune.cuh) fills in the entry and prints the warnings.
  *
@@ -78,7 +78,7 @@ typedef enum tile_tune_cache_result {
 #define TILE_TUNE_FNV_PRIME 0x100000001b3ULL
 
 /* FNV-1a 64 of n bytes, continuing from h (start with TILE_TUNE_FNV_OFFSET). */
-static uint64_t tile_tune_fnv1a(uint64_t h, const void *data, size_t n)
+static inline uint64_t tile_tune_fnv1a(uint64_t h, const void *data, size_t n)
 {
     const unsigned char *p = (const unsigned char *)data;
     for (size_t i = 0; i < n; i++) {
@@ -89,10 +89,10 @@ static uint64_t tile_tune_fnv1a(uint64_t h, const void *data, size_t n)
 }
 
 /* 16 lower-case hex digits and a NUL into out[17]. */
-static void tile_tune_hex16(uint64_t h, char *out) { snprintf(out, 17, "%016llx", (unsigned long long)h); }
+static inline void tile_tune_hex16(uint64_t h, char *out) { snprintf(out, 17, "%016llx", (unsigned long long)h); }
 
 /* Copies src into dst[cap]; 0 when it does not fit (dst is then ""). */
-static int tile_tune_copy(char *dst, size_t cap, const char *src)
+static inline int tile_tune_copy(char *dst, size_t cap, const char *src)
 {
     size_t n = strlen(src);
     if (n >= cap) {
@@ -105,7 +105,7 @@ static int tile_tune_copy(char *dst, size_t cap, const char *src)
 }
 
 /* A why-string for the caller, when it asked for one. */
-static void tile_tune_why(char *why, size_t cap, const char *text)
+static inline void tile_tune_why(char *why, size_t cap, const char *text)
 {
     if (why && cap)
         snprintf(why, cap, "%s", text);
@@ -114,7 +114,7 @@ static void tile_tune_why(char *why, size_t cap, const char *text)
 /* ---- shape class ------------------------------------------------------ */
 
 /* 0 when v <= 0, else the least power of two >= v (at most 2^62). */
-static long long tile_tune_shape_class(long long v)
+static inline long long tile_tune_shape_class(long long v)
 {
     if (v <= 0)
         return 0;
@@ -126,7 +126,7 @@ static long long tile_tune_shape_class(long long v)
 
 /* "4096,4096,64": the shape classes of n integer parameters ("" for none);
  * 0 when it does not fit in out[cap]. */
-static int tile_tune_shape_string(const long long *ints, int n, char *out, size_t cap)
+static inline int tile_tune_shape_string(const long long *ints, int n, char *out, size_t cap)
 {
     size_t used = 0;
     if (!cap)
@@ -146,11 +146,11 @@ static int tile_tune_shape_string(const long long *ints, int n, char *out, size_
 /* ---- the text of an entry --------------------------------------------- */
 
 /* A name that can stand on one line of the file. */
-static int tile_tune_one_line(const char *s) { return s[0] != '\0' && !strchr(s, '\n') && !strchr(s, '\r'); }
+static inline int tile_tune_one_line(const char *s) { return s[0] != '\0' && !strchr(s, '\n') && !strchr(s, '\r'); }
 
 /* The key lines ("kernel" .. "shape"); returns the length, or -1 when they
  * do not fit or a field cannot be written. */
-static int tile_tune_key_text(const tile_tune_entry *e, char *out, size_t cap)
+static inline int tile_tune_key_text(const tile_tune_entry *e, char *out, size_t cap)
 {
     if (!tile_tune_one_line(e->kernel) || !tile_tune_one_line(e->key) || !tile_tune_one_line(e->gpu) ||
         strchr(e->shape, '\n') || strchr(e->shape, '\r'))
@@ -161,7 +161,7 @@ static int tile_tune_key_text(const tile_tune_entry *e, char *out, size_t cap)
 }
 
 /* The whole file; returns its length, or -1. */
-static int tile_tune_entry_text(const tile_tune_entry *e, char *out, size_t cap)
+static inline int tile_tune_entry_text(const tile_tune_entry *e, char *out, size_t cap)
 {
     int n = snprintf(out, cap, "tilepp-tune-cache %d\n", TILE_TUNE_CACHE_VERSION);
     if (n < 0 || (size_t)n >= cap || !tile_tune_one_line(e->variant))
@@ -184,7 +184,7 @@ static int tile_tune_entry_text(const tile_tune_entry *e, char *out, size_t cap)
 
 /* "<dir>/<kernel>-<16 hex>.tune" for the key fields of e; 0 when it does
  * not fit or the kernel name cannot be part of a file name. */
-static int tile_tune_cache_path(const char *dir, const tile_tune_entry *e, char *out, size_t cap)
+static inline int tile_tune_cache_path(const char *dir, const tile_tune_entry *e, char *out, size_t cap)
 {
     char key[4096];
     int n = tile_tune_key_text(e, key, sizeof key);
@@ -198,7 +198,7 @@ static int tile_tune_cache_path(const char *dir, const tile_tune_entry *e, char 
 
 /* The default cache directory into out[cap]: 1 when there is one, 0 when
  * the cache is off (TILEPP_TUNE_CACHE=off or empty, or no HOME). */
-static int tile_tune_cache_default_dir(char *out, size_t cap)
+static inline int tile_tune_cache_default_dir(char *out, size_t cap)
 {
     const char *v = getenv("TILEPP_TUNE_CACHE");
     if (v)
@@ -217,7 +217,7 @@ static int tile_tune_cache_default_dir(char *out, size_t cap)
 }
 
 /* mkdir -p: 0 on success (the directory exists), else -1 with errno set. */
-static int tile_tune_mkdir_p(const char *dir)
+static inline int tile_tune_mkdir_p(const char *dir)
 {
     char path[TILE_TUNE_CACHE_PATH_MAX];
     if (!tile_tune_copy(path, sizeof path, dir) || !path[0]) {
@@ -248,7 +248,7 @@ static int tile_tune_mkdir_p(const char *dir)
 /* ---- store ------------------------------------------------------------ */
 
 /* Writes n bytes to fd; 0 on success. */
-static int tile_tune_write_all(int fd, const char *p, size_t n)
+static inline int tile_tune_write_all(int fd, const char *p, size_t n)
 {
     while (n) {
         ssize_t w = write(fd, p, n);
@@ -264,7 +264,7 @@ static int tile_tune_write_all(int fd, const char *p, size_t n)
 
 /* Stores e at path (its directory is made when missing): a temporary file
  * in the same directory, then rename. 0 on success, else -1 and why. */
-static int tile_tune_cache_store(const char *path, const tile_tune_entry *e, char *why, size_t whycap)
+static inline int tile_tune_cache_store(const char *path, const tile_tune_entry *e, char *why, size_t whycap)
 {
     char text[8192], dir[TILE_TUNE_CACHE_PATH_MAX], tmp[TILE_TUNE_CACHE_PATH_MAX + 64];
     int n = tile_tune_entry_text(e, text, sizeof text);
@@ -312,8 +312,8 @@ static int tile_tune_cache_store(const char *path, const tile_tune_entry *e, cha
 
 /* Reads the next line that must start with "<name> " into val[cap] (the
  * rest of the line, without its newline). 0 on success; else why is set. */
-static int tile_tune_take_line(const char **p, const char *end, const char *name, char *val, size_t cap,
-                               const char **why)
+static inline int tile_tune_take_line(const char **p, const char *end, const char *name, char *val, size_t cap,
+                                      const char **why)
 {
     size_t len = strlen(name);
     const char *nl = (const char *)memchr(*p, '\n', (size_t)(end - *p));
@@ -337,7 +337,7 @@ static int tile_tune_take_line(const char **p, const char *end, const char *name
 }
 
 /* Parses a decimal int that is the whole of s; 0 on success. */
-static int tile_tune_parse_int(const char *s, int *out)
+static inline int tile_tune_parse_int(const char *s, int *out)
 {
     char *end;
     errno = 0;
@@ -349,7 +349,7 @@ static int tile_tune_parse_int(const char *s, int *out)
 }
 
 /* Parses the text of a file into e; 0 on success, else -1 and *why. */
-static int tile_tune_parse(const char *text, size_t n, tile_tune_entry *e, const char **why)
+static inline int tile_tune_parse(const char *text, size_t n, tile_tune_entry *e, const char **why)
 {
     const char *p = text, *end = text + n;
     char line[64], check[64];
@@ -395,7 +395,7 @@ static int tile_tune_parse(const char *text, size_t n, tile_tune_entry *e, const
 }
 
 /* The first key field of got that differs from want, or NULL. */
-static const char *tile_tune_foreign_field(const tile_tune_entry *want, const tile_tune_entry *got)
+static inline const char *tile_tune_foreign_field(const tile_tune_entry *want, const tile_tune_entry *got)
 {
     if (strcmp(want->kernel, got->kernel))
         return "kernel";
@@ -415,7 +415,7 @@ static const char *tile_tune_foreign_field(const tile_tune_entry *want, const ti
 /* Reads the whole file at path into buf[cap]; the length, -1 when there is
  * no file (ENOENT), -2 on another error (*err = errno), -3 when it is too
  * large. */
-static long tile_tune_read_file(const char *path, char *buf, size_t cap, int *err)
+static inline long tile_tune_read_file(const char *path, char *buf, size_t cap, int *err)
 {
     int fd = open(path, O_RDONLY);
     *err = errno;
@@ -446,8 +446,8 @@ static long tile_tune_read_file(const char *path, char *buf, size_t cap, int *er
 /* Loads the entry at path for the key fields of want into *got. HIT: got
  * is valid and for that key; MISS: no file; BAD: a file that must be
  * ignored, why[whycap] says why. */
-static tile_tune_cache_result tile_tune_cache_load(const char *path, const tile_tune_entry *want, tile_tune_entry *got,
-                                                   char *why, size_t whycap)
+static inline tile_tune_cache_result tile_tune_cache_load(const char *path, const tile_tune_entry *want,
+                                                          tile_tune_entry *got, char *why, size_t whycap)
 {
     char *buf = (char *)malloc(TILE_TUNE_CACHE_MAX_FILE);
     int err = 0;
