@@ -51,6 +51,8 @@
  *   then R runs, each after a restore of the written buffers and a
  *   cudaMemsetAsync of a 2 x L2 buffer (allocated for the tuning and freed
  *   after it, like the saved outputs); the median of the R event times.
+ *   A point with a wrong result is not timed. No device memory for the
+ *   saved outputs: one line on stderr, the source's point, nothing stored.
  * - The table goes to stderr (verbose, or when no point is ok) or to stdout
  *   (offline). The progress bar (offline only, stderr a terminal) is one
  *   line redrawn with \r and erased at the end.
@@ -537,11 +539,11 @@ inline void tile_tune_print_table(FILE *f, const tile_tune_space *sp, const tile
     for (int i = 0; i < sp->npoints; i++) {
         const tile_tune_row &r = rows[(size_t)i];
         fprintf(f, "%c %-40s", i == chosen ? '*' : ' ', sp->names[i]);
-        if (r.status == TILE_TUNE_OK || r.status == TILE_TUNE_WRONG)
+        if (r.status == TILE_TUNE_OK)
             fprintf(f, " %10.4f", r.ms);
         else
             fprintf(f, " %10s", "-");
-        if (flops > 0 && (r.status == TILE_TUNE_OK || r.status == TILE_TUNE_WRONG) && r.ms > 0)
+        if (flops > 0 && r.status == TILE_TUNE_OK && r.ms > 0)
             fprintf(f, " %9.1f", flops / (r.ms * 1e-3) / 1e12);
         else
             fprintf(f, " %9s", flops > 0 ? "-" : "");
@@ -598,8 +600,9 @@ cudaError_t tile_tune_point(tile_tune_scratch &s, const tile_tune_buf *bufs, int
         return err;
     row.what = tile_tune_check(bufs, nbufs, got, ref, rtol);
     row.status = row.what.empty() ? TILE_TUNE_OK : TILE_TUNE_WRONG;
-    if (row.what.empty())
-        row.what = "ok";
+    if (row.status == TILE_TUNE_WRONG)
+        return cudaSuccess; /* not timed */
+    row.what = "ok";
     const int runs = std::min(50, std::max(5, first > 0 ? (int)ceil(20.0 / first) : 50));
     for (int r = 0; r < runs; r++) {
         if ((err = tile_tune_once(s, bufs, nbufs, stream, run, p, r + 1, true, &launched, row)) != cudaSuccess ||
@@ -656,7 +659,9 @@ cudaError_t tile_tune_reference(const tile_tune_space *sp, tile_tune_scratch &s,
 
 /* Tunes: checks and times every valid point on the caller's buffers and
  * stream, leaves the written buffers as they were, sets *chosen (-1 when
- * no point is ok). A fatal CUDA error is returned. */
+ * no point is ok) and *chosen_ms (-1 when there was no memory to tune in:
+ * then *chosen is the default point, not to be stored). A fatal CUDA error
+ * is returned. */
 template <class Run, class Cpu>
 cudaError_t tile_tune_search(const tile_tune_space *sp, const tile_tune_gpu &g, const long long *ints, int nints,
                              tile_tune_buf *bufs, int nbufs, double flops, cudaStream_t stream, Run &run, Cpu &cpu,
@@ -676,6 +681,14 @@ cudaError_t tile_tune_search(const tile_tune_space *sp, const tile_tune_gpu &g, 
                 "checking against the first variant instead\n",
                 sp->kernel);
     cudaError_t err = tile_tune_prepare(s, g, bufs, nbufs, stream);
+    if (err == cudaErrorMemoryAllocation) { /* no room to tune: the source's point, not stored */
+        (void)cudaGetLastError();
+        fprintf(stderr, "tilepp: %s (%s): no device memory to tune in; using %s\n", sp->kernel, sp->where,
+                sp->names[tile_tune_default_point(sp)]);
+        *chosen = tile_tune_default_point(sp);
+        *chosen_ms = -1;
+        return cudaSuccess;
+    }
     std::vector<std::vector<unsigned char>> ref;
     bool have_ref = false;
     if (err == cudaSuccess)
@@ -819,7 +832,8 @@ cudaError_t tile_tune_launch(const tile_tune_space *sp, const long long *ints, i
                     tile_tune_set_choice(st, sp, g.device, shape, TILE_TUNE_NONE_OK);
                     return cudaErrorInvalidValue;
                 }
-                tile_tune_store(st, want, sp->names[point], ms);
+                if (ms >= 0)
+                    tile_tune_store(st, want, sp->names[point], ms);
             }
             tile_tune_set_choice(st, sp, g.device, shape, point);
         }
@@ -908,7 +922,7 @@ int tile_tune_offline(const tile_tune_space *sp, const long long *ints, int nint
     double ms = 0;
     err = tile_tune_search(sp, g, ints, nints, bufs, nbufs, flops, owned.stream, run, cpu, has_cpu, isatty(2) != 0,
                            stdout, &point, &ms);
-    if (err != cudaSuccess || point < 0)
+    if (err != cudaSuccess || point < 0 || ms < 0)
         return 1;
     char shape[1024];
     tile_tune_shape_string(ints, nints, shape, sizeof shape);
@@ -920,6 +934,7 @@ int tile_tune_offline(const tile_tune_space *sp, const long long *ints, int nint
     else
         printf("tilepp-tune: %s: %s (no tune cache written)\n", sp->kernel, sp->names[point]);
     tile_tune_set_choice(st, sp, g.device, shape, point);
+    fflush(stdout);
     return 0;
 }
 

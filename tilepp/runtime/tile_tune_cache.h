@@ -22,7 +22,7 @@
  * - Load returns HIT, MISS (no file: nothing to say) or BAD with a reason
  *   (the caller warns "tilepp: ignoring the tune cache entry <path>: <why>"
  *   and re-tunes; the next store overwrites the file). A file that cannot
- *   be opened for another reason than ENOENT is BAD too.
+ *   be opened for another reason than ENOENT or ENOTDIR is BAD too.
  * - The lines must come in the order above, exactly once, each ending in a
  *   newline; a file ending early or without its last newline is
  *   "truncated"; a file over 64 KiB, a NUL byte or a carriage return is
@@ -413,14 +413,14 @@ static inline const char *tile_tune_foreign_field(const tile_tune_entry *want, c
 }
 
 /* Reads the whole file at path into buf[cap]; the length, -1 when there is
- * no file (ENOENT), -2 on another error (*err = errno), -3 when it is too
+ * no file (ENOENT, or ENOTDIR: no directory), -2 on another error (*err = errno), -3 when it is too
  * large. */
 static inline long tile_tune_read_file(const char *path, char *buf, size_t cap, int *err)
 {
     int fd = open(path, O_RDONLY);
     *err = errno;
     if (fd < 0)
-        return *err == ENOENT ? -1 : -2;
+        return *err == ENOENT || *err == ENOTDIR ? -1 : -2;
     size_t n = 0;
     for (;;) {
         ssize_t r = read(fd, buf + n, cap - n);
