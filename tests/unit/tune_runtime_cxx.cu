@@ -296,7 +296,7 @@ static int mock_sticky_point = -1;
 static cudaError_t mock_variant(int v, int n, const float *x, float *y)
 {
     mock_runs[v]++;
-    if (v == 3) {
+    if (v == 3 || (v == 0 && getenv("MOCK_FAIL0"))) {
         mock_last = cudaErrorInvalidConfiguration;
         return cudaErrorInvalidConfiguration;
     }
@@ -410,6 +410,10 @@ static int mock_scenario(const char *name)
         EXPECT(mock_call(cpu) == cudaSuccess);
         EXPECT(mock_runs[0] > 1 && st.warned.size() == 1);
         EXPECT(mock_cached_variant() == "T=3");
+    } else if (!strcmp(name, "srcfail")) { // the source's point fails: the next one gives the reference
+        EXPECT(mock_call(false) == cudaSuccess);
+        EXPECT(mock_runs[0] == 1 && mock_runs[2] > 1 && mock_runs[4] == 1);
+        EXPECT(mock_cached_variant() == "T=3");
     } else if (!strcmp(name, "off")) {
         EXPECT(mock_call(false) == cudaSuccess);
         EXPECT(mock_runs[0] == 1 && mock_runs[2] == 0);
@@ -448,6 +452,7 @@ static void test_mock(const char *build_dir)
         const char *name, *env;
     } runs[] = {{"on", ""},
                 {"cpu", "TILEPP_TUNE_CHECK=cpu TILEPP_TUNE_VERBOSE=1"},
+                {"srcfail", "MOCK_FAIL0=1"},
                 {"off", "TILEPP_TUNE=off"},
                 {"pin", "TILEPP_TUNE_PIN=other:T=1;mock:T=5"},
                 {"capture", "MOCK_CAPTURING=1"},

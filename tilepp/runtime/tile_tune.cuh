@@ -625,7 +625,8 @@ cudaError_t tile_tune_point(tile_tune_scratch &s, const tile_tune_buf *bufs, int
 template <class Run, class Cpu>
 cudaError_t tile_tune_reference(const tile_tune_space *sp, tile_tune_scratch &s, tile_tune_buf *bufs, int nbufs,
                                 cudaStream_t stream, Run &run, Cpu &cpu, bool use_cpu,
-                                std::vector<std::vector<unsigned char>> &ref, bool *have)
+                                std::vector<std::vector<unsigned char>> &ref, bool *have,
+                                std::vector<tile_tune_row> &rows)
 {
     *have = false;
     cudaError_t err;
@@ -645,7 +646,7 @@ cudaError_t tile_tune_reference(const tile_tune_space *sp, tile_tune_scratch &s,
         if (i != order[0] && tile_tune_valid(sp, i))
             order.push_back(i);
     for (int p : order) {
-        tile_tune_row row;
+        tile_tune_row &row = rows[(size_t)p]; /* a failed launch is this point's result */
         bool launched = false;
         if ((err = tile_tune_once(s, bufs, nbufs, stream, run, p, 0, false, &launched, row)) != cudaSuccess)
             return err;
@@ -691,18 +692,17 @@ cudaError_t tile_tune_search(const tile_tune_space *sp, const tile_tune_gpu &g, 
     }
     std::vector<std::vector<unsigned char>> ref;
     bool have_ref = false;
-    if (err == cudaSuccess)
-        err = tile_tune_reference(sp, s, bufs, nbufs, stream, run, cpu, use_cpu, ref, &have_ref);
     std::vector<tile_tune_row> rows((size_t)sp->npoints);
+    if (err == cudaSuccess)
+        err = tile_tune_reference(sp, s, bufs, nbufs, stream, run, cpu, use_cpu, ref, &have_ref, rows);
     for (int p = 0; err == cudaSuccess && p < sp->npoints; p++) {
         tile_tune_progress(sp, p, progress);
         tile_tune_row &row = rows[(size_t)p];
         if (!tile_tune_valid(sp, p)) {
             row.status = TILE_TUNE_PRUNED;
             row.what = std::string("pruned: ") + sp->pruned[p];
-        } else if (!have_ref) {
-            row.status = TILE_TUNE_FAILED;
-            row.what = "launch failed (no variant launches)";
+        } else if (row.status == TILE_TUNE_FAILED || !have_ref) {
+            /* failed to launch while giving the reference: not tried again */
         } else {
             err = tile_tune_point(s, bufs, nbufs, stream, run, p, ref, cfg.rtol, row);
         }
