@@ -9,12 +9,20 @@
  * registers until the single store. On an H100/H200 the launcher runs the
  * sm_90a variant of the same loop instead: a producer warpgroup copies the
  * tiles with TMA, the four warps multiply with wgmma, and the store goes out
- * through TMA. */
+ * through TMA.
+ *
+ * The tune line is a search space over the constants: tilepp translates the
+ * file once per point (pruning those lowering refuses, with the reason:
+ * `tilepp --list-variants gemm.c`), and the launcher times the variants on
+ * first use for each GPU and shape class, checks their results against the
+ * file's own values, and keeps the fastest in a cache. The CPU build, and
+ * TILEPP_TUNE=off, use the values in the enum. */
 #include <tilepp/tile.h>
 
 enum { BM = 128, BN = 128, BK = 32, STAGES = 3 };
 
 #pragma tile kernel threads(128)
+#pragma tile tune BM(64, 128) BN(128, 256) BK(32, 64) STAGES(2, 3, 4)
 void gemm(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
 {
 #pragma tile grid swizzle(8)

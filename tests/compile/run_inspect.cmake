@@ -1,4 +1,5 @@
-# run_inspect.cmake — `tilepp inspect` on samples/gemm.c, one case per test.
+# run_inspect.cmake — `tilepp inspect` on the GEMM of samples/gemm.c at one schedule
+# (tests/compile/inputs/gemm_fixed.c), one case per test.
 #
 #   cmake -DTILEPP=<tilepp> -DNVCC=<nvcc> -DCASE=sass|ptx|object -DINPUT=<gemm.c>
 #         [-DOBJECT=<gemm.tile.o>] [-DCUOBJDUMP=<cuobjdump>] -DWORK_DIR=<dir>

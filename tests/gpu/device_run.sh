@@ -17,6 +17,10 @@ bin=$(cd "${1:?usage: device_run.sh BIN_DIR OUT_DIR}" && pwd)
 out=${2:?usage: device_run.sh BIN_DIR OUT_DIR}
 mkdir -p "$out"
 
+# Tuned kernels keep their choices here, so every run starts from an empty
+# cache and leaves it to look at.
+export TILEPP_TUNE_CACHE=${TILEPP_TUNE_CACHE:-$out/tune_cache}
+
 declare -a names=() results=()
 # Each step has a time limit (STEP_LIMIT seconds, default 240), so that a
 # hung kernel costs one step, not the whole run: rc=124 in the summary.
@@ -32,7 +36,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test edge_test debug_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test edge_test debug_test tune_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 have print_test && step print_test print_test.log "$bin/print_test"
@@ -114,7 +118,7 @@ done
 for t in gpu_samples_test gpu_l1_test gemm_test gemm_test_sm80 gemm_test_sm90 tile_ops_test tile_ops_test_sm80 \
     tile_ops_test_sm90 reduce_test reduce_test_sm80 attention_test attention_test_sm80 attention_test_d64 \
     attention_test_d64_sm80 attention_test_d256 attention_test_d256_sm80 attention_test_bf16 attention_test_bf16_sm80 mma_test mma90_test \
-    tile_ops_test_jit reduce_test_jit consumer_app helpers_test profile_test edge_test edge_test_sm80; do
+    tile_ops_test_jit reduce_test_jit consumer_app helpers_test profile_test edge_test edge_test_sm80 tune_test; do
     [ ! -f "$out/$t.log" ] || printf '%-20s %s\n' "$t" "$(grep -E 'passed|SKIPPED' "$out/$t.log" | tail -1)"
 done
 for t in difftest_gpu difftest_gpu_sm80; do

@@ -76,8 +76,11 @@ static bool macro_definition(Builder *b, CXCursor def, IrTuneParam *tp)
         error_at(tp->loc, "the macro '%s' is not an integer constant: tune varies integer constants", tp->name);
         return false;
     }
-    tp->def_begin = begin + (unsigned)strlen(tp->name); /* the body, after the name */
+    tp->def_begin = begin + (unsigned)strlen(tp->name); /* the body, after the name and its blanks */
     tp->def_end = end;
+    while (tp->def_begin < end && (b->fe->text[tp->def_begin] == ' ' || b->fe->text[tp->def_begin] == '\t'))
+        tp->def_begin++;
+    tp->after_name = tp->def_begin == end;
     return true;
 }
 

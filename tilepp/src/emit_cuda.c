@@ -1017,8 +1017,20 @@ char *emit_header(const Plan *plan, const EmitNames *names)
         putf(&o, "%s);\n", k->params.len ? "" : "void");
         putf(&o, "cudaError_t %s_gpu_stream(", k->name);
         put_param_list(&o, k, launcher_param);
-        putf(&o, "%scudaStream_t %s);\n\n", k->params.len ? ", " : "",
+        putf(&o, "%scudaStream_t %s);\n", k->params.len ? ", " : "",
              ir_kernel_param(k, "stream") ? "tile_stream" : "stream");
+        if (k->tune) {
+            putf(&o,
+                 "/* The variant of one point of %s's tune space, by name (\"BM=64,BN=128\", as\n"
+                 " * tilepp --list-variants prints them), without tuning: cudaErrorInvalidValue\n"
+                 " * when no valid point has that name. */\n",
+                 k->name);
+            putf(&o, "cudaError_t %s_gpu_point(const char *point, ", k->name);
+            put_param_list(&o, k, launcher_param);
+            putf(&o, "%scudaStream_t %s);\n", k->params.len ? ", " : "",
+                 ir_kernel_param(k, "stream") ? "tile_stream" : "stream");
+        }
+        put(&o, "\n");
     }
     put(&o, "#ifdef __cplusplus\n}\n#endif\n\n");
     putf(&o, "#endif /* %s */\n", guard);

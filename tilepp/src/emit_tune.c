@@ -328,6 +328,26 @@ static void put_launch_tuned(Out *o, const TunedKernel *tk)
     putf(o, "%s0);\n}\n\n", k->params.len ? ", " : "");
 }
 
+/* One point by its name, for benchmarks and tests that compare points. */
+static void put_launch_point(Out *o, const TunedKernel *tk)
+{
+    const IrKernel *k = tk->k;
+    putf(o,
+         "// Launches the variant of %s() of the point named `tile_point` (\"%s\"), without tuning;\n"
+         "// cudaErrorInvalidValue when no valid point has that name.\n",
+         k->name, tk->points[0].name);
+    putf(o, "extern \"C\" cudaError_t %s_gpu_point(const char *tile_point, ", k->name);
+    put_param_list(o, k, launcher_param);
+    putf(o, "%scudaStream_t tile_stream)\n{\n", k->params.len ? ", " : "");
+    putf(o, "    for (int tile_i = 0; tile_i < %d; tile_i++)\n", tk->npoints);
+    putf(o,
+         "        if (tile_point && tile_tune_%s_fns[tile_i] && strcmp(tile_tune_%s_names[tile_i], tile_point) == 0)\n",
+         k->name, k->name);
+    putf(o, "            return tile_tune_%s_fns[tile_i](", k->name);
+    put_arg_names(o, k);
+    putf(o, "%stile_stream);\n    return cudaErrorInvalidValue;\n}\n\n", k->params.len ? ", " : "");
+}
+
 /* Reads a scalar parameter from "NAME=VALUE": integers through long long,
  * floating point through double. */
 static void put_arg_read(Out *o, const IrKernel *k, const IrParam *p)
@@ -394,5 +414,6 @@ void put_tuned_kernel(Out *o, const TunedKernel *tk)
     put_cpu_declaration(o, tk->k);
     put(o, "\n");
     put_launch_tuned(o, tk);
+    put_launch_point(o, tk);
     put_tune_entry(o, tk);
 }

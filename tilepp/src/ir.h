@@ -270,7 +270,8 @@ typedef struct IrTuneParam {
     int nvalues;
     long long source_value; /* the file's own value */
     unsigned def_begin, def_end;
-    bool insert_eq; /* the definition has no '=' yet */
+    bool insert_eq;  /* the definition has no '=' yet */
+    bool after_name; /* a macro without a body: the value goes after a blank */
 } IrTuneParam;
 
 /* `#pragma tile tune NAME(v, ...) ...`: the points are the product of the

@@ -41,14 +41,14 @@ static bool is_source_point(const IrTune *t, const long long *values)
 }
 
 /* The text that replaces a definition's bytes: an enum constant without an
- * initializer gets one; a macro's body keeps a blank after the name; a
+ * initializer gets one; an empty macro body a blank before the value; a
  * negative value is parenthesized, as its uses may follow an operator. */
 static char *replacement(const IrTuneParam *tp, long long v)
 {
     char *value = v < 0 ? aprintf("(%lld)", v) : aprintf("%lld", v);
     if (tp->insert_eq)
         return aprintf(" = %s", value);
-    return aprintf(" %s", value);
+    return tp->after_name ? aprintf(" %s", value) : value;
 }
 
 /* The file's text with the point's values in its definitions, which lie at
