@@ -51,7 +51,15 @@ enum {
     THREADS = HEAD_DIM > 128 ? 128 : 256
 };
 
+/* At heads of 128 the key tile's width and the pipeline's depth are tuned
+ * on the GPU at hand (the other head sizes keep the values above). */
+enum { STAGES = 3 };
+#if HEAD_DIM == 128
 #pragma tile kernel threads(THREADS)
+#pragma tile tune BN(32, 64) STAGES(2, 3)
+#else
+#pragma tile kernel threads(THREADS)
+#endif
 void flash_attention(int batch, int heads, int seq, int causal, float scale,
                      const ELEM Q[batch][heads][seq][HEAD_DIM], const ELEM K[batch][heads][seq][HEAD_DIM],
                      const ELEM V[batch][heads][seq][HEAD_DIM], ELEM O[batch][heads][seq][HEAD_DIM])
@@ -78,7 +86,7 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
                 tile_clear(Acc);
                 tile_fill(m, -INFINITY);
                 tile_clear(l);
-#pragma tile pipelined stages(3)
+#pragma tile pipelined stages(STAGES)
                 for (int kb = 0; kb < tile_cdiv(last_key, BN); kb++) {
                     tile_load(Ks, K[b][h], kb * BN, 0, seq, HEAD_DIM);
                     tile_load(Vs, V[b][h], kb * BN, 0, seq, HEAD_DIM);

@@ -14,21 +14,27 @@
 
 #define LOG2E 1.4426950408889634f
 
-#pragma tile kernel threads(256)
+/* A row's block: THREADS threads, each moving VEC columns at a time. The
+ * tune lines let the launchers time 128 to 512 threads and 4 or 8 columns
+ * on the GPU at hand, for each class of row lengths, and keep the fastest. */
+enum { THREADS = 256, VEC = 8 };
+
+#pragma tile kernel threads(THREADS)
+#pragma tile tune THREADS(128, 256, 512) VEC(4, 8)
 void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float y[rows][cols])
 {
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = -INFINITY;
-#pragma tile parallel vector(8) reduce(max: m)
+#pragma tile parallel vector(VEC) reduce(max: m)
         for (int c = 0; c < valid; c++)
             m = fmaxf(m, x[r][c]);
         float s = 0.0f;
-#pragma tile parallel vector(8) reduce(+: s)
+#pragma tile parallel vector(VEC) reduce(+: s)
         for (int c = 0; c < valid; c++)
             s += exp2f((x[r][c] - m) * LOG2E);
         float inv = 1.0f / s;
-#pragma tile parallel vector(8)
+#pragma tile parallel vector(VEC)
         for (int c = 0; c < valid; c++)
             y[r][c] = exp2f((x[r][c] - m) * LOG2E) * inv;
 #pragma tile parallel
@@ -40,21 +46,22 @@ void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float
 /* The same on half rows: the arithmetic is float (as C does it for half),
  * and each thread moves 8 columns, 16 bytes, at a time (the fp32 kernel
  * moves 8 columns too, as two 16-byte pieces). */
-#pragma tile kernel threads(256)
+#pragma tile kernel threads(THREADS)
+#pragma tile tune THREADS(128, 256, 512) VEC(4, 8)
 void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y[rows][cols])
 {
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = -INFINITY;
-#pragma tile parallel vector(8) reduce(max: m)
+#pragma tile parallel vector(VEC) reduce(max: m)
         for (int c = 0; c < valid; c++)
             m = fmaxf(m, x[r][c]);
         float s = 0.0f;
-#pragma tile parallel vector(8) reduce(+: s)
+#pragma tile parallel vector(VEC) reduce(+: s)
         for (int c = 0; c < valid; c++)
             s += exp2f((x[r][c] - m) * LOG2E);
         float inv = 1.0f / s;
-#pragma tile parallel vector(8)
+#pragma tile parallel vector(VEC)
         for (int c = 0; c < valid; c++)
             y[r][c] = exp2f((x[r][c] - m) * LOG2E) * inv;
 #pragma tile parallel

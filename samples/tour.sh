@@ -453,8 +453,46 @@ sec_profiler() {
 # cuobjdump is found, PTX and ptxas otherwise.
 sec_inspect() {
     cuda_in_build || { echo "no CUDA compiler (nvcc) in this build: nothing to compile and inspect"; return $SKIP; }
-    echo "\$ tilepp inspect samples/gemm.c --arch 90a"
-    shown "$TMP/inspect.out" "tilepp inspect" "$TILEPP" inspect "$REPO/samples/gemm.c" --arch 90a
+    echo "\$ tilepp inspect samples/gemm_softmax.c --arch 90a     (one schedule; the tuned gemm.c has 18 variants)"
+    shown "$TMP/inspect.out" "tilepp inspect" "$TILEPP" inspect "$REPO/samples/gemm_softmax.c" --arch 90a
+}
+
+# Autotuning: the points of the GEMM's tune space (tilepp prunes those it
+# refuses, with the reason), then the sample run twice on a cache of the
+# tour's own: the first run tunes (the table on stderr), the second finds
+# the choice in the cache and does not.
+sec_tune() {
+    [ -x "$TILEPP" ] || { echo "no translator at $TILEPP"; return 1; }
+    echo "\$ tilepp --list-variants samples/gemm.c"
+    "$TILEPP" --list-variants "$REPO/samples/gemm.c" || return 1
+    local exe="$BIN/gemm_sample"
+    if [ ! -x "$exe" ]; then
+        cuda_in_build || { echo "not built: this build found no CUDA compiler (nvcc)"; return $SKIP; }
+        echo "no sample driver at $exe"
+        return 1
+    fi
+    local cache="$TMP/tune-cache"
+    rm -rf "$cache"
+    echo
+    echo "\$ TILEPP_TUNE_VERBOSE=1 TILEPP_TUNE_CACHE=$cache $(basename "$exe")     (first run: tunes)"
+    shown "$TMP/tune1.log" "$(basename "$exe") (tuning)" env TILEPP_TUNE_VERBOSE=1 TILEPP_TUNE_CACHE="$cache" "$exe" ||
+        return 1
+    if grep -q '^GPU: skipped' "$TMP/tune1.log"; then
+        echo "(no CUDA device here: nothing to tune)"
+        return $SKIP
+    fi
+    echo
+    echo "\$ ls $cache"
+    ls "$cache"
+    echo
+    echo "\$ TILEPP_TUNE_VERBOSE=1 TILEPP_TUNE_CACHE=$cache $(basename "$exe")     (second run: from the cache)"
+    shown "$TMP/tune2.log" "$(basename "$exe") (cached)" env TILEPP_TUNE_VERBOSE=1 TILEPP_TUNE_CACHE="$cache" "$exe" ||
+        return 1
+    if grep -q '^tilepp tune:' "$TMP/tune2.log"; then
+        echo "FAILED: the second run tuned again"
+        return 1
+    fi
+    echo "(no table: every choice came from the cache)"
 }
 
 reference() {
@@ -479,7 +517,12 @@ Pragmas (each applies to the next statement or declaration):
   tile pipelined stages(S)             loads of iteration k+S-1 overlap compute of k
   tile gemm [policy(square|row|col)]   tensor-core product; also on the user's own
                                        C[i][j] += A[i][k]*B[k][j] loop or function
-  tile tune NAME(v1, v2, ...)          coming  (autotuning space)
+  tile tune NAME(v1, v2, ...) ...      autotuning space over the file's constants:
+                                       one variant per point (tilepp --list-variants),
+                                       timed and checked on first use per GPU and
+                                       shape class, the choice cached; NAME_gpu_point
+                                       runs one point; TILEPP_TUNE=off|on|force,
+                                       TILEPP_TUNE_PIN, TILEPP_TUNE_VERBOSE=1
 
 From <tilepp/tile.h> (real CPU implementations):
   half, bfloat16                       storage types; arithmetic is float
@@ -537,8 +580,9 @@ all_sections() {
     section gemm-softmax-run "gemm_softmax: run (CPU reference, GPU; cuBLAS + softmax_f16, cuBLAS alone)" sec_run gemm_softmax
     section attention "flash_attention (two products and the online softmax in one pipelined loop): source and generated code" sec_translate flash_attention
     section attention-run "flash_attention: run, causal and non-causal (CPU reference, double loop, unfused cuBLAS attention)" sec_run flash_attention
-    section inspect "inspect: landmarks and resources of the GEMM's kernels" sec_inspect
+    section inspect "inspect: landmarks and resources of a GEMM's kernels (gemm_softmax.c)" sec_inspect
     section profiler "profiler: TILEPP_PROFILE=1 on the GEMM sample" sec_profiler
+    section tune "autotuning: the GEMM's tune space, a first run that tunes, a second from the cache" sec_tune
 }
 
 if [ "${WANTED[0]:-}" = "--list" ]; then
