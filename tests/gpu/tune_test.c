@@ -203,8 +203,12 @@ static int run_child(const char *what, const char *const *env, char **err_text)
     snprintf(err_path, sizeof err_path, "%s/../child.stderr", cache_dir);
     pid_t pid = fork();
     if (pid == 0) {
-        for (int i = 0; env && env[i]; i++)
-            putenv((char *)env[i]);
+        for (int i = 0; env && env[i]; i++) {
+            char name[128];
+            const char *eq = strchr(env[i], '=');
+            snprintf(name, sizeof name, "%.*s", (int)(eq - env[i]), env[i]);
+            setenv(name, eq + 1, 1);
+        }
         if (!freopen(err_path, "w", stderr))
             _exit(99);
         execl("/proc/self/exe", "tune_test", "child", what, (char *)NULL);

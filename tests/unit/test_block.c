@@ -673,7 +673,7 @@ static void reductions_over_the_grid(void **state)
     const ParallelPlan *last = kp->parallels.items[2];
     assert_null(last->combine_name);
     assert_int_equal(last->decls.len, 2); /* s and t, read from their slots */
-    char *cu = emit_cuda(plan, &(EmitNames){UNIT_FILE, "u.tile.cu", "u.tile.h", NULL, 0});
+    char *cu = emit_cuda(plan, &(EmitNames){UNIT_FILE, "u.tile.cu", "u.tile.h", NULL, 0, 0});
     assert_non_null(strstr(cu, "s = tile_slot<float>(tile_slots, 0);"));
     assert_non_null(strstr(cu, "t = tile_slot<float>(tile_slots, 1);"));
     assert_non_null(strstr(cu, "tile_launch_parts(tile_k_0, "));

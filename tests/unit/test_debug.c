@@ -65,7 +65,7 @@ static void no_checks_without_debug(void **state)
     assert_int_equal(kp->checks.len, 0);
     const GridPlan *gp = kp->grids.items[0];
     assert_non_null(gp->sm90);
-    char *cu = emit_cuda(plan, &(EmitNames){UNIT_FILE, "u.tile.cu", "u.tile.h", NULL, 0});
+    char *cu = emit_cuda(plan, &(EmitNames){UNIT_FILE, "u.tile.cu", "u.tile.h", NULL, 0, 0});
     assert_null(strstr(cu, "tile_debug"));
 }
 
@@ -109,7 +109,7 @@ static void checks_printed(void **state)
     (void)state;
     Plan *plan = lower_debug(gemm_src, true);
     assert_non_null(plan);
-    char *cu = emit_cuda(plan, &(EmitNames){UNIT_FILE, "u.tile.cu", "u.tile.h", NULL, 0});
+    char *cu = emit_cuda(plan, &(EmitNames){UNIT_FILE, "u.tile.cu", "u.tile.h", NULL, 0, 0});
     assert_non_null(strstr(cu, "#include <tilepp/tile_debug.cuh>\n"));
     assert_int_equal(unit_count(cu, "if (tile_debug_window(0, (long long)(by * BM), (long long)(k * BK), 128LL, 32LL, "
                                     "(long long)(M), (long long)(K), (long long)(by), (long long)(bx), 0LL)) {\n"),

@@ -35,8 +35,12 @@ static const char src[] = "#include <tilepp/tile.h>\n"                          
 static const char *const parse_args[] = {
     "-Iinc", "-DN=1024", "-DFLAG", "-D", "SEP=2", "-UGONE", "-DF(x)=(x)+1", "-std=c11", "-includeno_such_dir/forced.h",
 };
-static const EmitNames names = {"unit_input.c", "unit_input.tile.cu", "unit_input.tile.h", parse_args,
-                                (int)(sizeof parse_args / sizeof *parse_args)};
+static const EmitNames names = {"unit_input.c",
+                                "unit_input.tile.cu",
+                                "unit_input.tile.h",
+                                parse_args,
+                                (int)(sizeof parse_args / sizeof *parse_args),
+                                0};
 
 static char *cu, *hdr;
 
