@@ -268,7 +268,9 @@ typedef struct OpBuild {
     IrTileOp *op;
 } OpBuild;
 
-static char *arg_text(OpBuild *ob, int i) { return fe_cursor_text(ob->b->fe, ob->args.items[i]); }
+/* An argument as C text, with the casts a conditional between a 16-bit float
+ * and another type needs in CUDA (build_plain_text). */
+static char *arg_text(OpBuild *ob, int i) { return build_plain_text(ob->b, ob->args.items[i]); }
 
 /* A tile buffer of the block, named by argument i. */
 static IrBuffer *tile_arg(OpBuild *ob, int i, const char *role)
