@@ -32,11 +32,18 @@ enum { GM = 128, GN = 128, GK = 64, SM = 128, SN = 128, RM = 64, RN = 128 };
 
 /* ---- the children: one kernel, on the CPU or the GPU, printing to stdout ---- */
 
-#define DEV_COPY(dst, src, bytes)                                                                                  \
-    do {                                                                                                           \
-        if (cudaMalloc((void **)&(dst), (bytes)) != cudaSuccess ||                                                 \
-            cudaMemcpy((dst), (src), (bytes), cudaMemcpyHostToDevice) != cudaSuccess)                              \
-            return 3;                                                                                              \
+/* Device copies of a child's arrays, freed before it returns (compute-sanitizer's
+ * memcheck --leak-check full reports what a program leaves allocated). */
+static void *dev_allocs[3];
+static int ndev_allocs;
+
+#define DEV_COPY(dst, src, bytes)                                                                                      \
+    do {                                                                                                               \
+        if (cudaMalloc((void **)&(dst), (bytes)) != cudaSuccess)                                                       \
+            return 3;                                                                                                  \
+        dev_allocs[ndev_allocs++] = (dst);                                                                             \
+        if (cudaMemcpy((dst), (src), (bytes), cudaMemcpyHostToDevice) != cudaSuccess)                                  \
+            return 3;                                                                                                  \
     } while (0)
 
 static int run_kernel(const char *where, const char *name)
@@ -101,6 +108,8 @@ static int run_kernel(const char *where, const char *name)
     }
     if (gpu && err == cudaSuccess)
         err = cudaDeviceSynchronize(); /* the device's printf buffer comes out here */
+    for (int i = 0; i < ndev_allocs; i++)
+        (void)cudaFree(dev_allocs[i]);
     fflush(stdout);
     if (err != cudaSuccess) {
         fprintf(stderr, "%s on the GPU: %s\n", name, cudaGetErrorString(err));
@@ -285,8 +294,9 @@ static int test_kernel(const char *name, const char *dir)
     for (int i = 0; i < bs.n; i++)
         strcat(sorted, bs.b[i].text);
     bool same = strcmp(sorted, cpu) == 0 && cpu[0];
-    check(same, name, "TILEPP_PRINT_BLOCK=all, grouped by block in grid order, without the '-- block' lines: the "
-                      "CPU's output");
+    check(same, name,
+          "TILEPP_PRINT_BLOCK=all, grouped by block in grid order, without the '-- block' lines: the "
+          "CPU's output");
     if (!same)
         show_difference(cpu, sorted);
 
