@@ -31,7 +31,7 @@ done
 programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test
     attention_test attention_test_d64 attention_test_d256 attention_test_bf16 edge_test profile_test
-    helpers_test vector_add_sample bias_gelu_sample gemm_sample rows_sample)
+    helpers_test vector_add_sample bias_gelu_sample gemm_sample rows_sample print_test debug_test tune_test)
 
 # Programs whose checked runs are cut down with --small.
 takes_small() {
@@ -40,6 +40,11 @@ takes_small() {
         *) return 1 ;;
     esac
 }
+
+# Tuned kernels run the file's own point here (the checked runs would time
+# every variant at each new shape), except in tune_test, which tunes on
+# purpose: every variant of its kernels and of samples/gemm.c runs checked.
+export TILEPP_TUNE=${TILEPP_TUNE:-off}
 
 command -v compute-sanitizer >/dev/null || { echo "sanitize_run.sh: no compute-sanitizer"; exit 1; }
 
