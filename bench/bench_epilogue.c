@@ -2,8 +2,10 @@
  * C = gelu(A B + bias) with the activation on the accumulator in registers)
  * side by side, in one process and in turns (bench_pair), with
  *
- *   - the plain tilepp GEMM of the same schedule (gemm_128x256x64_s3_t256 of
- *     samples/gemm_schedules.c: 128 x 256 x 64 tiles, 3 stages), and
+ *   - the plain tilepp GEMM of the same schedule (the point
+ *     BM=128,BN=256,BK=64,STAGES=3,THREADS=256 of the tuned kernel
+ *     gemm_schedule of samples/gemm_schedules.c, run by name with
+ *     gemm_schedule_gpu_point: 128 x 256 x 64 tiles, 3 stages), and
  *   - the unfused pair: cuBLAS (cublasGemmEx, fp32 accumulation, fp16 out)
  *     into a temporary, then samples/bias_gelu.c's bias + GELU kernel,
  *
@@ -59,11 +61,14 @@ static cudaError_t run_fused_erf(void *ctx, int set)
                                   part(p, set, PART_BIAS), part(p, set, PART_C));
 }
 
+/* The plain GEMM: gemm_bias_gelu.c's schedule, one point of gemm_schedule. */
+#define PLAIN_POINT "BM=128,BN=256,BK=64,STAGES=3,THREADS=256"
+
 static cudaError_t run_plain(void *ctx, int set)
 {
     const problem *p = ctx;
-    return gemm_128x256x64_s3_t256_gpu(p->M, p->N, p->K, part(p, set, PART_A), part(p, set, PART_B),
-                                       part(p, set, PART_C));
+    return gemm_schedule_gpu_point(PLAIN_POINT, p->M, p->N, p->K, part(p, set, PART_A), part(p, set, PART_B),
+                                   part(p, set, PART_C), 0);
 }
 
 static cudaError_t run_unfused(void *ctx, int set)

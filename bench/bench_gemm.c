@@ -2,11 +2,14 @@
  * C = A B, row-major, A M x K, B K x N, in fp16 and in bf16 (inputs and
  * output of that type, fp32 accumulation on both sides).
  *
- *   tilepp: the kernel of samples/gemm.c (fp16; its schedule, 128 x 128 x 32,
- *   3 stages, 128 threads, is gemm_bf16_128x128x32_s3_t128 in bf16) and the
- *   fastest configuration of samples/gemm_schedules.c (fp16) and
- *   bench/gemm_bf16.c (bf16, the same schedules), picked by timing every
- *   configuration at 4096^3 first;
+ *   tilepp: the kernel of samples/gemm.c (fp16; its file's schedule, 128 x
+ *   128 x 32, 3 stages, 128 threads, is gemm_bf16_128x128x32_s3_t128 in
+ *   bf16) and the fastest schedule, picked by timing every one at 4096^3
+ *   first: in fp16 the valid points of the tuned kernel gemm_schedule of
+ *   samples/gemm_schedules.c, each run by name (gemm_schedule_gpu_point),
+ *   in bf16 the kernels of bench/gemm_bf16.c. The selection table also
+ *   times gemm_schedule's tuned launcher (gemm_schedule_gpu), after a first
+ *   call that tunes it outside the timed runs;
  *   cuBLAS: cublasGemmEx, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, output in
  *   the same type, row-major by the operand swap of cublas_ref.h.
  *
@@ -44,14 +47,7 @@ typedef cudaError_t (*gemm_fn)(int M, int N, int K, const void *A, const void *B
         return name##_gpu(M, N, K, (const T *)A, (const T *)B, (T *)C);                       \
     }
 WRAP(gemm, half)
-WRAP(gemm_64x64x32_s2_t128, half)
-WRAP(gemm_128x128x32_s3_t128, half)
-WRAP(gemm_128x128x32_s3_t128_nosw, half)
-WRAP(gemm_128x128x32_s4_t256, half)
-WRAP(gemm_128x128x64_s3_t128, half)
-WRAP(gemm_128x256x32_s3_t256, half)
-WRAP(gemm_256x128x32_s3_t256, half)
-WRAP(gemm_128x256x64_s3_t256, half)
+WRAP(gemm_schedule, half)
 WRAP(gemm_bf16_64x64x32_s2_t128, bfloat16)
 WRAP(gemm_bf16_128x128x32_s3_t128, bfloat16)
 WRAP(gemm_bf16_128x128x32_s3_t128_nosw, bfloat16)
@@ -61,19 +57,35 @@ WRAP(gemm_bf16_128x256x32_s3_t256, bfloat16)
 WRAP(gemm_bf16_256x128x32_s3_t256, bfloat16)
 WRAP(gemm_bf16_128x256x64_s3_t256, bfloat16)
 
+/* A kernel: a launcher (fn), or a point of gemm_schedule's tune space by
+ * name (point, run by gemm_schedule_gpu_point; fn NULL). */
 typedef struct {
     const char *name;
     gemm_fn fn;
+    const char *point;
 } kernel;
 
-#define K_(name) {#name, w_##name}
-enum { NSCHED = 8 };
+static cudaError_t call(const kernel *k, int M, int N, int K, const void *A, const void *B, void *C)
+{
+    if (k->point)
+        return gemm_schedule_gpu_point(k->point, M, N, K, (const half *)A, (const half *)B, (half *)C, 0);
+    return k->fn(M, N, K, A, B, C);
+}
+
+/* clang-format off */
+#define K_(name) {#name, w_##name, NULL}
+#define P_(point) {"gemm_schedule:" point, NULL, point} /* named as TILEPP_TUNE_PIN names it */
+/* clang-format on */
+enum { NSCHED = 14 };
 
 typedef struct {
     const char *label; /* fp16 / bf16 */
     cudaDataType_t type;
-    double tol;        /* relative error against cuBLAS's float result */
-    kernel sample;     /* the schedule of samples/gemm.c */
+    double tol;       /* relative error against cuBLAS's float result */
+    kernel sample;    /* samples/gemm.c */
+    int sample_sched; /* the index in sched of the same code as sample, or -1 */
+    kernel tuned;     /* a tuned launcher timed in the selection too (name NULL: none) */
+    int nsched;
     kernel sched[NSCHED];
 } precision;
 
@@ -81,14 +93,31 @@ typedef struct {
  * order (far below 2^-12), then one rounding to the output type: at most
  * 2^-11 relative for half, 2^-8 for bfloat16. */
 static const precision precisions[] = {
-    {"fp16", CUDA_R_16F, 0x1p-10, K_(gemm),
-     {K_(gemm_64x64x32_s2_t128), K_(gemm_128x128x32_s3_t128), K_(gemm_128x128x32_s3_t128_nosw),
-      K_(gemm_128x128x32_s4_t256), K_(gemm_128x128x64_s3_t128), K_(gemm_128x256x32_s3_t256),
-      K_(gemm_256x128x32_s3_t256), K_(gemm_128x256x64_s3_t256)}},
-    {"bf16", CUDA_R_16BF, 0x1p-7, K_(gemm_bf16_128x128x32_s3_t128),
-     {K_(gemm_bf16_64x64x32_s2_t128), K_(gemm_bf16_128x128x32_s3_t128),
-      K_(gemm_bf16_128x128x32_s3_t128_nosw), K_(gemm_bf16_128x128x32_s4_t256),
-      K_(gemm_bf16_128x128x64_s3_t128), K_(gemm_bf16_128x256x32_s3_t256),
+    /* gemm.c is tuned itself: its launcher runs its own choice, no one point. */
+    {"fp16",
+     CUDA_R_16F,
+     0x1p-10,
+     K_(gemm),
+     -1,
+     K_(gemm_schedule),
+     14,
+     /* The valid points of samples/gemm_schedules.c (tilepp --list-variants). */
+     {P_("BM=128,BN=128,BK=32,STAGES=3,THREADS=128"), P_("BM=128,BN=128,BK=32,STAGES=3,THREADS=256"),
+      P_("BM=128,BN=128,BK=32,STAGES=4,THREADS=128"), P_("BM=128,BN=128,BK=32,STAGES=4,THREADS=256"),
+      P_("BM=128,BN=128,BK=64,STAGES=3,THREADS=128"), P_("BM=128,BN=128,BK=64,STAGES=3,THREADS=256"),
+      P_("BM=128,BN=128,BK=64,STAGES=4,THREADS=128"), P_("BM=128,BN=128,BK=64,STAGES=4,THREADS=256"),
+      P_("BM=128,BN=256,BK=32,STAGES=3,THREADS=256"), P_("BM=128,BN=256,BK=32,STAGES=4,THREADS=256"),
+      P_("BM=128,BN=256,BK=64,STAGES=3,THREADS=256"), P_("BM=256,BN=128,BK=32,STAGES=3,THREADS=256"),
+      P_("BM=256,BN=128,BK=32,STAGES=4,THREADS=256"), P_("BM=256,BN=128,BK=64,STAGES=3,THREADS=256")}},
+    {"bf16",
+     CUDA_R_16BF,
+     0x1p-7,
+     K_(gemm_bf16_128x128x32_s3_t128),
+     1,
+     {NULL, NULL, NULL},
+     8,
+     {K_(gemm_bf16_64x64x32_s2_t128), K_(gemm_bf16_128x128x32_s3_t128), K_(gemm_bf16_128x128x32_s3_t128_nosw),
+      K_(gemm_bf16_128x128x32_s4_t256), K_(gemm_bf16_128x128x64_s3_t128), K_(gemm_bf16_128x256x32_s3_t256),
       K_(gemm_bf16_256x128x32_s3_t256), K_(gemm_bf16_128x256x64_s3_t256)}},
 };
 
@@ -158,7 +187,7 @@ static cublasHandle_t blas;
 
 typedef struct {
     const problem *p;
-    gemm_fn fn;           /* NULL: cuBLAS */
+    const kernel *k; /* NULL: cuBLAS */
     cudaDataType_t type;
 } run_ctx;
 
@@ -166,8 +195,8 @@ static cudaError_t run_one(void *ctx, int set)
 {
     const run_ctx *r = ctx;
     const problem *p = r->p;
-    if (r->fn)
-        return r->fn(p->M, p->N, p->K, p->A[set], p->B[set], p->C[set]);
+    if (r->k)
+        return call(r->k, p->M, p->N, p->K, p->A[set], p->B[set], p->C[set]);
     cublasStatus_t st = cr_gemm(blas, 0, 0, p->M, p->N, p->K, p->A[set], r->type, p->B[set],
                                 r->type, p->C[set], r->type);
     return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
@@ -179,7 +208,7 @@ static double check(const problem *p, const precision *pr, const kernel *k, cons
     size_t nc = (size_t)p->M * p->N;
     void *out = tile_check_xmalloc(nc * p->es);
     TILE_CHECK_CUDA(tile_check_poison(p->C[0], nc * p->es));
-    cudaError_t e = k->fn(p->M, p->N, p->K, p->A[0], p->B[0], p->C[0]);
+    cudaError_t e = call(k, p->M, p->N, p->K, p->A[0], p->B[0], p->C[0]);
     if (e == cudaSuccess)
         e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
@@ -251,7 +280,12 @@ static void add_row(rows *t, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Times every schedule at 4096^3; returns the index of the fastest correct one. */
+static int failures;
+
+/* Times every schedule at 4096^3; returns the index of the fastest correct
+ * one. The tuned launcher (pr->tuned) gets a row too, not eligible: its
+ * check is its first call at this shape class, which tunes (unless the cache
+ * has a choice), so the timed runs launch its choice. */
 static int pick_best(const precision *pr, const void *pool, rows *sel)
 {
     problem p = problem_alloc(4096, 4096, 4096, elem_size(pr), pool);
@@ -260,28 +294,28 @@ static int pick_best(const precision *pr, const void *pool, rows *sel)
     double blas_ms = tile_bench_time(run_one, &blas_ctx, p.nsets).median_ms, blas_t = tflops(&p, blas_ms);
     int best = -1;
     double best_t = 0.0;
-    for (int i = 0; i < NSCHED; i++) {
-        const kernel *k = &pr->sched[i];
-        double err = check(&p, pr, k, ref);
+    for (int i = pr->tuned.name ? -1 : 0; i < pr->nsched; i++) {
+        const kernel *k = i < 0 ? &pr->tuned : &pr->sched[i];
+        double err = check(&p, pr, k, ref); /* the tuned launcher: tunes here */
         if (!(err < pr->tol)) {
-            add_row(sel, "| %s | %-36s | WRONG: %.3g | | |", pr->label, k->name, err);
+            add_row(sel, "| %s | %-54s | WRONG: %.3g | | |", pr->label, k->name, err);
+            if (i < 0)
+                failures++;
             continue;
         }
-        run_ctx c = {&p, k->fn, pr->type};
+        run_ctx c = {&p, k, pr->type};
         double ms = tile_bench_time(run_one, &c, p.nsets).median_ms, t = tflops(&p, ms);
-        add_row(sel, "| %s | %-36s | %8.2e | %7.1f | %8.2f |", pr->label, k->name, err, t,
-                t / blas_t);
+        add_row(sel, "| %s | %-54s | %8.2e | %7.1f | %8.2f |", pr->label, i < 0 ? "gemm_schedule (tuned)" : k->name,
+                err, t, t / blas_t);
         csv_row("gemm_select", pr, k->name, &p, ms, blas_ms, err);
-        if (t > best_t)
+        if (i >= 0 && t > best_t)
             best = i, best_t = t;
     }
-    add_row(sel, "| %s | %-36s | %8s | %7.1f | %8.2f |", pr->label, "cuBLAS", "", blas_t, 1.0);
+    add_row(sel, "| %s | %-54s | %8s | %7.1f | %8.2f |", pr->label, "cuBLAS", "", blas_t, 1.0);
     free(ref);
     problem_free(&p);
     return best;
 }
-
-static int failures;
 
 static void bench_size(const precision *pr, const kernel *best, int M, int N, int K,
                        const void *pool, rows *out, double *ratio_out)
@@ -299,18 +333,17 @@ static void bench_size(const precision *pr, const kernel *best, int M, int N, in
         const kernel *k = list[i];
         double err = check(&p, pr, k, ref);
         if (!(err < pr->tol)) {
-            add_row(out, "| %s | %-17s | %-34s | WRONG RESULT: rel err %.3g (not timed) | | | | | | |",
-                    pr->label, size, k->name, err);
+            add_row(out, "| %s | %-17s | %-54s | WRONG RESULT: rel err %.3g (not timed) | | | | | | |", pr->label, size,
+                    k->name, err);
             failures++;
             continue;
         }
-        run_ctx c = {&p, k->fn, pr->type};
+        run_ctx c = {&p, k, pr->type};
         tile_bench_result r, rb;
         tile_bench_pair(run_one, &c, run_one, &blas_ctx, p.nsets, &r, &rb); /* in turns: the same clocks */
         double t = tflops(&p, r.median_ms), blas_t = tflops(&p, rb.median_ms);
-        add_row(out, "| %s | %-17s | %-34s | %14.1f | %14.1f | %5.2f | %9.3f | %9.3f | %8.1e | %4d |",
-                pr->label, size, k->name, t, blas_t, t / blas_t, r.median_ms, rb.median_ms, err,
-                p.nsets);
+        add_row(out, "| %s | %-17s | %-54s | %14.1f | %14.1f | %5.2f | %9.3f | %9.3f | %8.1e | %4d |", pr->label, size,
+                k->name, t, blas_t, t / blas_t, r.median_ms, rb.median_ms, err, p.nsets);
         csv_row("gemm", pr, k->name, &p, r.median_ms, rb.median_ms, err);
         if (t / blas_t > *ratio_out)
             *ratio_out = t / blas_t;
@@ -356,7 +389,7 @@ int main(int argc, char **argv)
         int b = pick_best(pr, pool, &sel);
         const kernel *best = b >= 0 ? &pr->sched[b] : NULL;
         /* The sample's own schedule: no second row for the same code. */
-        if (best && (best == &pr->sched[1]))
+        if (best && b == pr->sample_sched)
             best = NULL;
         best_name[t] = b >= 0 ? pr->sched[b].name : "(none correct)";
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
@@ -373,15 +406,15 @@ int main(int argc, char **argv)
            "cuBLAS's float result, checked once before timing.\n\n",
            TILE_BENCH_REPS, TILE_BENCH_MIN_BATCH_MS, TILE_BENCH_WARMUP, TILE_BENCH_L2_FACTOR);
     printf("Schedule selection at 4096^3 (the fastest correct one is benchmarked below):\n\n");
-    printf("| type | config                               | rel err  | TFLOP/s | x cuBLAS |\n");
-    printf("|------|--------------------------------------|---------:|--------:|---------:|\n");
+    printf("| type | config                                                 | rel err  | TFLOP/s | x cuBLAS |\n");
+    printf("|------|--------------------------------------------------------|---------:|--------:|---------:|\n");
     for (int i = 0; i < sel.n; i++)
         printf("%s\n", sel.line[i]);
     printf("\nBest: fp16 %s, bf16 %s\n\n", best_name[0], best_name[1]);
 
-    printf("| type | M x N x K         | tilepp kernel                      | tilepp TFLOP/s | "
+    printf("| type | M x N x K         | tilepp kernel                                          | tilepp TFLOP/s | "
            "cuBLAS TFLOP/s | ratio | tilepp ms | cuBLAS ms |  rel err | sets |\n");
-    printf("|------|-------------------|------------------------------------|---------------:|"
+    printf("|------|-------------------|--------------------------------------------------------|---------------:|"
            "---------------:|------:|----------:|----------:|---------:|-----:|\n");
     for (int i = 0; i < table.n; i++)
         printf("%s\n", table.line[i]);

@@ -1,198 +1,51 @@
 /* gemm_schedules.c — one matrix product, C = A B (A M x K, B K x N, C M x N,
- * half in and out, float accumulation: the GEMM of gemm.c), written at
- * several schedules: block tile BM x BN x BK, pipeline stages, threads per
- * block and L2 swizzle. Every kernel computes the same thing (pragmas are
- * schedule, never meaning): the CPU runs any of them as the reference, and
- * gemm_schedules_main.c checks each one on the GPU and times it.
+ * half in and out, float accumulation: the GEMM of gemm.c), as one kernel
+ * with a tune space over its schedule: block tile BM x BN x BK, pipeline
+ * stages and threads per block. Every point computes the same thing (pragmas
+ * are schedule, never meaning): the CPU runs the file's values as the
+ * reference, and gemm_schedules_main.c checks the tuned launcher and several
+ * points (gemm_schedule_gpu_point, by name) on the GPU and times them.
  *
- * Until `#pragma tile tune` exists, each configuration is its own kernel,
- * named gemm_<BM>x<BN>x<BK>_s<stages>_t<threads>. Configurations the
- * translator refuses (shared memory over the block's budget, an accumulator
- * too large for the threads' registers) cannot be here — tilepp refuses the
- * whole file — so gemm_schedules_main.c lists them, with the translator's
- * diagnostic, in a table of its own. */
+ * The space is 2 x 2 x 2 x 2 x 2 = 32 points, of which tilepp prunes 18
+ * (`tilepp --list-variants gemm_schedules.c` prints each with its reason):
+ * a 128 x 256 or 256 x 128 accumulator needs 256 threads (with 128, 256
+ * values per thread, over the registers tilepp gives fragments), 256 x 256
+ * fits in neither, and 64-deep k-tiles of a 256-wide block take more than
+ * sm_80's 163 KB of shared memory at 4 stages (at 3 stages too for 256 x
+ * 256). The 14 valid points include gemm.c's enum values
+ * (BM=128,BN=128,BK=32,STAGES=3,THREADS=128) and the fastest schedule
+ * measured on an H200 (BM=128,BN=256,BK=64,STAGES=3,THREADS=256, the file's
+ * values). Two schedules this file had as kernels of their own are gone: a
+ * 64 x 64 x 32 block (2 stages; the slowest, and BM and BN of 64 would
+ * double the space twice) and blocks in plain row order (swizzle(P) takes
+ * 1 to 64, and swizzle(1) is column order, not row order).
+ *
+ * The L2 swizzle panel follows the block: 8 rows of blocks up to 128 x 128,
+ * 4 for the larger ones (SWIZZLE is not tuned; its definition uses BM and
+ * BN, so each point's translation gets its own value). */
 #include <tilepp/tile.h>
 
-/* Small blocks, many of them: 4 warps of 32 x 32, double buffered.
- * Shared memory 2 x 8 KB = 16 KB; 32 accumulators per thread. */
-#pragma tile kernel threads(128)
-void gemm_64x64x32_s2_t128(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
-{
-#pragma tile grid swizzle(8)
-    for (int by = 0; by < tile_cdiv(M, 64); by++)
-        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
-#pragma tile shared
-            half As[64][32], Bs[32][64];
-#pragma tile fragment
-            float Cf[64][64];
-            tile_clear(Cf);
-#pragma tile pipelined stages(2)
-            for (int k = 0; k < tile_cdiv(K, 32); k++) {
-                tile_load(As, A, by * 64, k * 32, M, K);
-                tile_load(Bs, B, k * 32, bx * 64, K, N);
-                tile_gemm(As, Bs, Cf);
-            }
-            tile_store(C, Cf, by * 64, bx * 64, M, N);
-        }
-}
+enum { BM = 128, BN = 256, BK = 64, STAGES = 3, THREADS = 256 };
+enum { SWIZZLE = BM * BN > 128 * 128 ? 4 : 8 };
 
-/* The schedule of gemm.c: 4 warps of 64 x 64, 3 stages.
- * Shared memory 3 x 16 KB = 48 KB; 128 accumulators per thread. */
-#pragma tile kernel threads(128)
-void gemm_128x128x32_s3_t128(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
+#pragma tile kernel threads(THREADS)
+#pragma tile tune BM(128, 256) BN(128, 256) BK(32, 64) STAGES(3, 4) THREADS(128, 256)
+void gemm_schedule(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
 {
-#pragma tile grid swizzle(8)
-    for (int by = 0; by < tile_cdiv(M, 128); by++)
-        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile grid swizzle(SWIZZLE)
+    for (int by = 0; by < tile_cdiv(M, BM); by++)
+        for (int bx = 0; bx < tile_cdiv(N, BN); bx++) {
 #pragma tile shared
-            half As[128][32], Bs[32][128];
+            half As[BM][BK], Bs[BK][BN];
 #pragma tile fragment
-            float Cf[128][128];
+            float Cf[BM][BN];
             tile_clear(Cf);
-#pragma tile pipelined stages(3)
-            for (int k = 0; k < tile_cdiv(K, 32); k++) {
-                tile_load(As, A, by * 128, k * 32, M, K);
-                tile_load(Bs, B, k * 32, bx * 128, K, N);
+#pragma tile pipelined stages(STAGES)
+            for (int k = 0; k < tile_cdiv(K, BK); k++) {
+                tile_load(As, A, by * BM, k * BK, M, K);
+                tile_load(Bs, B, k * BK, bx * BN, K, N);
                 tile_gemm(As, Bs, Cf);
             }
-            tile_store(C, Cf, by * 128, bx * 128, M, N);
-        }
-}
-
-/* The same without L2 swizzle (blocks in row-major order).
- * Shared memory 3 x 16 KB = 48 KB; 128 accumulators per thread. */
-#pragma tile kernel threads(128)
-void gemm_128x128x32_s3_t128_nosw(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
-{
-#pragma tile grid
-    for (int by = 0; by < tile_cdiv(M, 128); by++)
-        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
-#pragma tile shared
-            half As[128][32], Bs[32][128];
-#pragma tile fragment
-            float Cf[128][128];
-            tile_clear(Cf);
-#pragma tile pipelined stages(3)
-            for (int k = 0; k < tile_cdiv(K, 32); k++) {
-                tile_load(As, A, by * 128, k * 32, M, K);
-                tile_load(Bs, B, k * 32, bx * 128, K, N);
-                tile_gemm(As, Bs, Cf);
-            }
-            tile_store(C, Cf, by * 128, bx * 128, M, N);
-        }
-}
-
-/* 8 warps of 64 x 32, 4 stages.
- * Shared memory 4 x 16 KB = 64 KB; 64 accumulators per thread. */
-#pragma tile kernel threads(256)
-void gemm_128x128x32_s4_t256(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
-{
-#pragma tile grid swizzle(8)
-    for (int by = 0; by < tile_cdiv(M, 128); by++)
-        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
-#pragma tile shared
-            half As[128][32], Bs[32][128];
-#pragma tile fragment
-            float Cf[128][128];
-            tile_clear(Cf);
-#pragma tile pipelined stages(4)
-            for (int k = 0; k < tile_cdiv(K, 32); k++) {
-                tile_load(As, A, by * 128, k * 32, M, K);
-                tile_load(Bs, B, k * 32, bx * 128, K, N);
-                tile_gemm(As, Bs, Cf);
-            }
-            tile_store(C, Cf, by * 128, bx * 128, M, N);
-        }
-}
-
-/* A deeper k-tile: 4 warps of 64 x 64, 3 stages; two blocks share an SM.
- * Shared memory 3 x 32 KB = 96 KB; 128 accumulators per thread. */
-#pragma tile kernel threads(128)
-void gemm_128x128x64_s3_t128(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
-{
-#pragma tile grid swizzle(8)
-    for (int by = 0; by < tile_cdiv(M, 128); by++)
-        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
-#pragma tile shared
-            half As[128][64], Bs[64][128];
-#pragma tile fragment
-            float Cf[128][128];
-            tile_clear(Cf);
-#pragma tile pipelined stages(3)
-            for (int k = 0; k < tile_cdiv(K, 64); k++) {
-                tile_load(As, A, by * 128, k * 64, M, K);
-                tile_load(Bs, B, k * 64, bx * 128, K, N);
-                tile_gemm(As, Bs, Cf);
-            }
-            tile_store(C, Cf, by * 128, bx * 128, M, N);
-        }
-}
-
-/* A wide block: 8 warps of 64 x 64, 3 stages.
- * Shared memory 3 x 24 KB = 72 KB; 128 accumulators per thread. */
-#pragma tile kernel threads(256)
-void gemm_128x256x32_s3_t256(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
-{
-#pragma tile grid swizzle(4)
-    for (int by = 0; by < tile_cdiv(M, 128); by++)
-        for (int bx = 0; bx < tile_cdiv(N, 256); bx++) {
-#pragma tile shared
-            half As[128][32], Bs[32][256];
-#pragma tile fragment
-            float Cf[128][256];
-            tile_clear(Cf);
-#pragma tile pipelined stages(3)
-            for (int k = 0; k < tile_cdiv(K, 32); k++) {
-                tile_load(As, A, by * 128, k * 32, M, K);
-                tile_load(Bs, B, k * 32, bx * 256, K, N);
-                tile_gemm(As, Bs, Cf);
-            }
-            tile_store(C, Cf, by * 128, bx * 256, M, N);
-        }
-}
-
-/* A tall block: 8 warps of 64 x 64, 3 stages.
- * Shared memory 3 x 24 KB = 72 KB; 128 accumulators per thread. */
-#pragma tile kernel threads(256)
-void gemm_256x128x32_s3_t256(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
-{
-#pragma tile grid swizzle(4)
-    for (int by = 0; by < tile_cdiv(M, 256); by++)
-        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
-#pragma tile shared
-            half As[256][32], Bs[32][128];
-#pragma tile fragment
-            float Cf[256][128];
-            tile_clear(Cf);
-#pragma tile pipelined stages(3)
-            for (int k = 0; k < tile_cdiv(K, 32); k++) {
-                tile_load(As, A, by * 256, k * 32, M, K);
-                tile_load(Bs, B, k * 32, bx * 128, K, N);
-                tile_gemm(As, Bs, Cf);
-            }
-            tile_store(C, Cf, by * 256, bx * 128, M, N);
-        }
-}
-
-/* Wide and deep: 3 stages of 48 KB (144 KB, under sm_80's 163 KB).
- * Shared memory 3 x 48 KB = 144 KB; 128 accumulators per thread. */
-#pragma tile kernel threads(256)
-void gemm_128x256x64_s3_t256(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N])
-{
-#pragma tile grid swizzle(4)
-    for (int by = 0; by < tile_cdiv(M, 128); by++)
-        for (int bx = 0; bx < tile_cdiv(N, 256); bx++) {
-#pragma tile shared
-            half As[128][64], Bs[64][256];
-#pragma tile fragment
-            float Cf[128][256];
-            tile_clear(Cf);
-#pragma tile pipelined stages(3)
-            for (int k = 0; k < tile_cdiv(K, 64); k++) {
-                tile_load(As, A, by * 128, k * 64, M, K);
-                tile_load(Bs, B, k * 64, bx * 256, K, N);
-                tile_gemm(As, Bs, Cf);
-            }
-            tile_store(C, Cf, by * 128, bx * 256, M, N);
+            tile_store(C, Cf, by * BM, bx * BN, M, N);
         }
 }

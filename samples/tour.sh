@@ -7,11 +7,13 @@
 # when there is one). A landmarks section greps the compiled SASS for the
 # 16-byte memory accesses the samples promise (needs cuobjdump). The GEMM
 # section does the same for gemm.c (against cuBLAS too), runs the schedule
-# exploration of gemm_schedules.c and shows the tensor-core landmarks
-# (HMMA, LDSM, LDGSTS) of its SASS. The fused samples follow, each source
-# and its run: gemm_bias_gelu.c (epilogue, epilogue-run), the row samples
-# (softmax, rows), gemm_softmax.c (gemm-softmax, gemm-softmax-run) and
-# flash_attention.c (attention, attention-run: causal and non-causal); their
+# exploration of gemm_schedules.c (one tuned kernel: its valid points run by
+# name, its pruned ones listed, its tuned launcher) and shows the
+# tensor-core landmarks (HMMA, LDSM, LDGSTS) of gemm.c's SASS. The fused
+# samples follow, each source and its run: gemm_bias_gelu.c (epilogue,
+# epilogue-run), the row samples (softmax, rows), gemm_softmax.c
+# (gemm-softmax, gemm-softmax-run) and flash_attention.c (attention,
+# attention-run: causal and non-causal); their
 # drivers check the GPU against the CPU run, then time the kernel next to
 # cuBLAS and an unfused pair of kernels.
 #
