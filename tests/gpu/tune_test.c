@@ -1,5 +1,5 @@
 /* tune_test.c — the autotuner on the GPU (issue 13): the tuned kernels of
- * tune_kernels.c and samples/gemm.c against their CPU run, on fresh random
+ * tune_kernels.c against their CPU run, on fresh random
  * data with poisoned outputs and shapes that are no multiple of the tiles.
  *
  *   - axpy_inplace: the output is also an input; after the first call (which
@@ -7,7 +7,8 @@
  *   - scale_rows: its point SKIP=1 is wrong on purpose (and the fastest): the
  *     result must be right, the cache must hold SKIP=0, and the wrong point,
  *     run by name, must really be wrong (so this test can fail);
- *   - gemm: ragged shapes, each shape class tuned once;
+ *   - gemm_tuned (a GEMM with a space of 4 points): ragged shapes, each shape
+ *     class tuned once;
  *   - child processes on one cache directory: the first tunes (the table on
  *     stderr with TILEPP_TUNE_VERBOSE=1), the second loads the choice without
  *     tuning, a corrupt entry is ignored with a warning and tuned again,
@@ -27,13 +28,12 @@
 
 #include <tilepp/check.h>
 
-#include "gemm.tile.h"
 #include "tune_kernels.tile.h"
 
 /* The CPU references, compiled from the same files by the C compiler. */
 void axpy_inplace(int n, float a, const float x[n], float y[n]);
 void scale_rows(int rows, int cols, const float x[rows][cols], float y[rows][cols]);
-void gemm(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N]);
+void gemm_tuned(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N]);
 
 static int failures, passes;
 
@@ -130,8 +130,11 @@ static void check_wrong_point_is_wrong(void)
     err = scale_rows_gpu_point("SKIP=7", 3, 3, NULL, NULL, 0);
     report(err == cudaErrorInvalidValue, "a point that is not in the space: cudaErrorInvalidValue",
            cudaGetErrorString(err));
-    err = gemm_gpu_point("BM=128,BN=256,BK=64,STAGES=4", 3, 3, 3, NULL, NULL, NULL, 0);
+    err = axpy_inplace_gpu_point("VEC=4,THREADS=48", 3, 1.0f, NULL, NULL, 0);
     report(err == cudaErrorInvalidValue, "a pruned point: cudaErrorInvalidValue", cudaGetErrorString(err));
+    err = scale_rows_gpu_point("SKIP=0,", 3, 3, NULL, NULL, 0);
+    report(err == cudaErrorInvalidValue, "a name that is almost a point: cudaErrorInvalidValue",
+           cudaGetErrorString(err));
 }
 
 static int check_gemm(int M, int N, int K)
@@ -141,9 +144,9 @@ static int check_gemm(int M, int N, int K)
     tile_check_buf *a = tile_check_in(&c, TILE_CHECK_F16, (size_t)M * K, 0);
     tile_check_buf *b = tile_check_in(&c, TILE_CHECK_F16, (size_t)K * N, 0);
     tile_check_buf *out = tile_check_out(&c, TILE_CHECK_F16, (size_t)M * N, 0, 2e-3);
-    gemm(M, N, K, a->host, b->host, out->host);
-    cudaError_t err = gemm_gpu(M, N, K, a->dev, b->dev, out->dev);
-    int ok = tile_check_finish(&c, err, "gemm %dx%dx%d (tuned)", M, N, K);
+    gemm_tuned(M, N, K, a->host, b->host, out->host);
+    cudaError_t err = gemm_tuned_gpu(M, N, K, a->dev, b->dev, out->dev);
+    int ok = tile_check_finish(&c, err, "gemm_tuned %dx%dx%d", M, N, K);
     if (ok)
         passes++;
     else
@@ -239,21 +242,21 @@ static void check_children(void)
     char *text;
     const char *verbose[] = {"TILEPP_TUNE_VERBOSE=1", NULL};
     int rc = run_child("gemm", verbose, &text);
-    report(rc == 0 && strstr(text, "tilepp tune: gemm ("), "child 1 tunes gemm 300x200x100 (the table on stderr)",
-           text);
+    report(rc == 0 && strstr(text, "tilepp tune: gemm_tuned ("),
+           "child 1 tunes gemm_tuned 300x200x100 (the table on stderr)", text);
     free(text);
-    check_cache_holds("gemm", "shape 512,256,128", "variant BM=", "child 1 stored its choice");
+    check_cache_holds("gemm_tuned", "shape 512,256,128", "variant GBM=", "child 1 stored its choice");
 
     rc = run_child("gemm", verbose, &text);
     report(rc == 0 && !strstr(text, "tilepp tune:"), "child 2 loads the choice from the cache: no tuning", text);
     free(text);
 
     char path[1024];
-    char *entry = find_entry("gemm", "shape 512,256,128", path, sizeof path);
+    char *entry = find_entry("gemm_tuned", "shape 512,256,128", path, sizeof path);
     if (entry) { /* a byte of the variant's name changed: the check line no longer agrees */
-        char *v = strstr(entry, "variant BM=");
+        char *v = strstr(entry, "variant GBM=");
         if (v)
-            v[strlen("variant B")] = 'X';
+            v[strlen("variant G")] = 'X';
         FILE *f = fopen(path, "wb");
         if (f) {
             fputs(entry, f);
@@ -262,7 +265,7 @@ static void check_children(void)
         free(entry);
     }
     rc = run_child("gemm", verbose, &text);
-    report(rc == 0 && strstr(text, "ignoring the tune cache entry") && strstr(text, "tilepp tune: gemm ("),
+    report(rc == 0 && strstr(text, "ignoring the tune cache entry") && strstr(text, "tilepp tune: gemm_tuned ("),
            "child 3: a corrupt entry is ignored with a warning and tuned again", text);
     free(text);
     rc = run_child("gemm", verbose, &text);
@@ -276,7 +279,7 @@ static void check_children(void)
     free(text);
 
     const char *pin[] = {"TILEPP_TUNE_VERBOSE=1", "TILEPP_TUNE_CACHE=off",
-                         "TILEPP_TUNE_PIN=gemm:BM=64,BN=128,BK=32,STAGES=2", NULL};
+                         "TILEPP_TUNE_PIN=gemm_tuned:GBM=64,GSTAGES=2", NULL};
     rc = run_child("gemm", pin, &text);
     report(rc == 0 && !strstr(text, "tilepp tune:"), "TILEPP_TUNE_PIN: that point, no tuning", text);
     free(text);
