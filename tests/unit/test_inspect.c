@@ -335,6 +335,16 @@ static void origins(void **state)
     assert_int_equal(o.index, 1);
     o = tile_origin("tile_softmax_f32_grid0<4, 32>");
     assert_string_equal(o.kernel, "softmax_f32");
+    assert_false(o.tuned);
+    /* a tune point's variant, in its namespace (emit_tune.c) */
+    o = tile_origin("tile_tune_gemm_v13::tile_gemm_grid0_sm90");
+    assert_true(o.known && o.sm90 && o.tuned);
+    assert_string_equal(o.kernel, "gemm");
+    assert_int_equal(o.variant, 13);
+    o = tile_origin("tile_tune_scale_rows_v1::tile_scale_rows_0");
+    assert_true(o.known && o.tuned);
+    assert_string_equal(o.kernel, "scale_rows");
+    assert_string_equal(o.construct, "parallel");
     assert_false(tile_origin("vector_add_kernel").known);
     assert_false(tile_origin("tile_x").known);
     assert_false(tile_origin("tile_k_grid").known);

@@ -463,7 +463,9 @@ static void archs_of_report(Inspect *in)
 
 static char *number_text(long long v) { return v < 0 ? astrdup("?") : aprintf("%lld", v); }
 
-/* "gemm, grid line 20", "gemm, grid 0", "normalize, loop 1 combine"; an
+/* "gemm, grid line 20", "gemm, grid 0", "normalize, loop 1 combine"; the
+ * variant of a tune point "gemm v3, grid line 20" (v3: point 3 of the space,
+ * counted from 0 in the order tilepp --list-variants prints them); an
  * sm_90a variant compiled for another architecture ", empty". */
 static char *origin_text(const KernelReport *k)
 {
@@ -473,7 +475,8 @@ static char *origin_text(const KernelReport *k)
     bool grid = strcmp(o->construct, "grid") == 0;
     char *where = grid && k->source_line ? aprintf("grid line %d", k->source_line)
                                          : aprintf("%s %d", grid ? "grid" : "loop", o->index);
-    return aprintf("%s, %s%s%s", o->kernel, where, strcmp(o->construct, "combine") == 0 ? " combine" : "",
+    const char *variant = o->tuned ? aprintf(" v%d", o->variant) : "";
+    return aprintf("%s%s, %s%s%s", o->kernel, variant, where, strcmp(o->construct, "combine") == 0 ? " combine" : "",
                    k->stub ? ", empty" : "");
 }
 
@@ -600,6 +603,8 @@ static void json_origin(Str *s, const KernelReport *k)
     json_string(s, strcmp(o->construct, "grid") != 0 ? NULL : o->sm90 ? "sm90a" : "sm80");
     str_add(s, ", \"line\": ");
     json_number(s, k->source_line ? k->source_line : -1);
+    str_add(s, ", \"tune_point\": "); /* the point of a tune space whose variant this is */
+    json_number(s, o->tuned ? o->variant : -1);
     str_add(s, "}");
 }
 

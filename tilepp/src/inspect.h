@@ -59,6 +59,8 @@ typedef struct TileOrigin {
     const char *construct; /* "grid", "parallel" or "combine" */
     int index;             /* s or n above */
     bool sm90;             /* the sm_90a variant of a grid */
+    bool tuned;            /* in the variant of a tune point: tile_tune_<kernel>_v<variant>::... */
+    int variant;
 } TileOrigin;
 
 TileOrigin tile_origin(const char *name);

@@ -617,10 +617,24 @@ static bool digits_to_end(const char *s, int *value)
     return true;
 }
 
+/* "tile_tune_gemm_v3::tile_gemm_grid0" -> "tile_gemm_grid0", *variant 3: a
+ * tune point's variant lives in a namespace of its own (emit_tune.c). */
+static char *strip_tune_namespace(char *base, bool *tuned, int *variant)
+{
+    char *colons = strstr(base, "::");
+    if (!colons || !str_starts_with(base, "tile_tune_"))
+        return base;
+    *colons = '\0';
+    char *v = strrchr(base, '_');
+    if (v && v[1] == 'v' && digits_to_end(v + 2, variant))
+        *tuned = true;
+    return colons + 2;
+}
+
 TileOrigin tile_origin(const char *name)
 {
     TileOrigin o = {0};
-    char *base = base_of(name);
+    char *base = strip_tune_namespace(base_of(name), &o.tuned, &o.variant);
     if (!str_starts_with(base, "tile_"))
         return o;
     char *rest = base + 5;
@@ -635,6 +649,8 @@ TileOrigin tile_origin(const char *name)
     char *underscore = strrchr(rest, '_');
     if (!underscore || underscore == rest)
         return (TileOrigin){0};
+    bool tuned = o.tuned;
+    int variant = o.variant;
     const char *suffix = underscore + 1;
     if (str_starts_with(suffix, "grid") && !o.construct && digits_to_end(suffix + 4, &o.index))
         o.construct = "grid";
@@ -644,6 +660,8 @@ TileOrigin tile_origin(const char *name)
         return (TileOrigin){0};
     o.kernel = astrndup(rest, (size_t)(underscore - rest));
     o.known = true;
+    o.tuned = tuned;
+    o.variant = variant;
     return o;
 }
 

@@ -94,8 +94,8 @@ static void keep_kernel(IrModule *m, const char *name)
 }
 
 /* Parse, build, check and lower the point's text; NULL when a stage refused
- * it (the reasons are in the capture). The libclang parse is let go at the
- * end: nothing after the front end looks at it. */
+ * it (the reasons are in the capture). The front end (the libclang parse and
+ * the pragmas) is let go at the end: nothing after lowering looks at it. */
 static const Plan *translate_point(const TuneContext *ctx, const char *text, const char *kernel)
 {
     ParseOptions po = *ctx->parse;
@@ -112,12 +112,7 @@ static const Plan *translate_point(const TuneContext *ctx, const char *text, con
         if (m->kernels.len == 1 && check_module(m))
             plan = lower_module(m);
     }
-    if (fe->tu)
-        clang_disposeTranslationUnit(fe->tu);
-    if (fe->index)
-        clang_disposeIndex(fe->index);
-    fe->tu = NULL;
-    fe->index = NULL;
+    frontend_free(fe);
     return plan;
 }
 
