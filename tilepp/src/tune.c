@@ -116,6 +116,20 @@ static const Plan *translate_point(const TuneContext *ctx, const char *text, con
     return plan;
 }
 
+/* A point's reason as the generated table shows it: the file by its base
+ * name (the build's directories have no place in a program). */
+static char *reason_text(const TuneContext *ctx, const char *first_error)
+{
+    if (!first_error)
+        return astrdup("the translation was refused without a reason");
+    const char *path = ctx->parse->path;
+    size_t n = strlen(path);
+    const char *slash = strrchr(path, '/');
+    if (slash && strncmp(first_error, path, n) == 0 && first_error[n] == ':')
+        return aprintf("%s%s", slash + 1, first_error + n);
+    return astrdup(first_error);
+}
+
 static void translate(const TuneContext *ctx, const IrKernel *k, TunePoint *p)
 {
     char *text = point_text(ctx, k->tune, p->values);
@@ -123,7 +137,7 @@ static void translate(const TuneContext *ctx, const IrKernel *k, TunePoint *p)
     p->plan = translate_point(ctx, text, k->name);
     DiagCaptured said = diag_capture_end();
     if (!p->plan) {
-        p->pruned = astrdup(said.first_error ? said.first_error : "the translation was refused without a reason");
+        p->pruned = reason_text(ctx, said.first_error);
         p->said = astrdup(said.text ? said.text : "");
         p->said_errors = said.errors;
         p->said_warnings = said.warnings;
