@@ -52,13 +52,15 @@ enum {
 };
 
 /* At heads of 128 the key tile's width and the pipeline's depth are tuned
- * on the GPU at hand (the other head sizes keep the values above). */
+ * on the GPU at hand (the other head sizes keep the values above). flops:
+ * the work of a call (4 B H N^2 D, half of it when causal), for the tuner's
+ * and the profiler's TFLOP/s. */
 enum { STAGES = 3 };
 #if HEAD_DIM == 128
-#pragma tile kernel threads(THREADS)
+#pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
 #pragma tile tune BN(32, 64) STAGES(2, 3)
 #else
-#pragma tile kernel threads(THREADS)
+#pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
 #endif
 void flash_attention(int batch, int heads, int seq, int causal, float scale,
                      const ELEM Q[batch][heads][seq][HEAD_DIM], const ELEM K[batch][heads][seq][HEAD_DIM],
