@@ -16,7 +16,9 @@
  *     TILEPP_TUNE_CHECK=cpu (the CPU functions are linked here) catches the
  *     wrong point too.
  *
- * Prints PASS/FAIL per case; exits 77 (SKIPPED) without a device. */
+ * Prints PASS/FAIL per case; exits 77 (SKIPPED) without a device.
+ * `tune_test point NAME M N K` launches one point of gemm_tuned once (for
+ * compute-sanitizer). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
@@ -293,10 +295,34 @@ static void check_children(void)
     free(text);
 }
 
+/* `tune_test point NAME M N K`: one launch of one point of gemm_tuned, for
+ * compute-sanitizer (a reproduction as small as a GEMM gets). */
+static int point_main(const char *name, int M, int N, int K)
+{
+    tile_check_require_gpu();
+    size_t a = (size_t)M * K * 2, b = (size_t)K * N * 2, c = (size_t)M * N * 2;
+    void *dA, *dB, *dC;
+    TILE_CHECK_CUDA(cudaMalloc(&dA, a));
+    TILE_CHECK_CUDA(cudaMalloc(&dB, b));
+    TILE_CHECK_CUDA(cudaMalloc(&dC, c));
+    TILE_CHECK_CUDA(cudaMemset(dA, 0, a));
+    TILE_CHECK_CUDA(cudaMemset(dB, 0, b));
+    cudaError_t err = gemm_tuned_gpu_point(name, M, N, K, dA, dB, dC, 0);
+    if (err == cudaSuccess)
+        err = cudaDeviceSynchronize();
+    printf("gemm_tuned %s %dx%dx%d: %s\n", name, M, N, K, cudaGetErrorString(err));
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dC);
+    return err == cudaSuccess ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "child") == 0)
         return child_main(argv[2]);
+    if (argc == 6 && strcmp(argv[1], "point") == 0)
+        return point_main(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
     tile_check_require_gpu();
     tile_check_print_device(stdout);
     /* A cache of this run's own, so that the first calls tune. */
