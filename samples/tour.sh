@@ -459,6 +459,33 @@ sec_inspect() {
     shown "$TMP/inspect.out" "tilepp inspect" "$TILEPP" inspect "$REPO/samples/gemm_softmax.c" --arch 90a
 }
 
+# tile_print on the GPU: a kernel of the tests (print_kernels.c) printing
+# scalars and a shared tile, run on the CPU and on the GPU (one block, picked
+# with TILEPP_PRINT_BLOCK); the GPU's lines after its "-- block" header are
+# the CPU's lines for that block.
+sec_print() {
+    local src="$REPO/tests/gpu/print_kernels.c" exe="$BIN/print_test"
+    echo "print_shared() of tests/gpu/print_kernels.c:"
+    sed -n '/^void print_shared/,/^}/p' "$src"
+    if [ ! -x "$exe" ]; then
+        cuda_in_build || { echo "not built: this build found no CUDA compiler (nvcc)"; return $SKIP; }
+        echo "no test program at $exe"
+        return 1
+    fi
+    echo
+    echo "\$ print_test --run cpu shared | head -n 12      (the CPU run: every block, in order)"
+    "$exe" --run cpu shared | head -n 12
+    echo
+    echo "\$ TILEPP_PRINT_BLOCK=1,1 print_test --run gpu shared | head -n 12"
+    local rc=0
+    TILEPP_PRINT_BLOCK=1,1 "$exe" --run gpu shared >"$TMP/print.out" 2>&1 || rc=$?
+    [ "$rc" -ne 77 ] || { echo "(no CUDA device here)"; return $SKIP; }
+    head -n 12 "$TMP/print.out"
+    [ "$rc" -eq 0 ] || { echo "FAILED: print_test exited with $rc"; return 1; }
+    echo
+    echo "(print_test checks that the GPU's prints are the CPU's, block by block, for every kernel)"
+}
+
 # Autotuning: the points of the GEMM's tune space (tilepp prunes those it
 # refuses, with the reason), then the sample run twice on a cache of the
 # tour's own: the first run tunes (the table on stderr), the second finds
@@ -584,6 +611,7 @@ all_sections() {
     section attention-run "flash_attention: run, causal and non-causal (CPU reference, double loop, unfused cuBLAS attention)" sec_run flash_attention
     section inspect "inspect: landmarks and resources of a GEMM's kernels (gemm_softmax.c)" sec_inspect
     section profiler "profiler: TILEPP_PROFILE=1 on the GEMM sample" sec_profiler
+    section print "tile_print on the GPU: a grid block's scalars and tiles, as the CPU prints them" sec_print
     section tune "autotuning: the GEMM's tune space, a first run that tunes, a second from the cache" sec_tune
 }
 
