@@ -492,9 +492,12 @@ sec_print() {
 # tour's own: the first run tunes (the table on stderr), the second finds
 # the choice in the cache and does not.
 sec_tune() {
-    [ -x "$TILEPP" ] || { echo "no translator at $TILEPP"; return 1; }
-    echo "\$ tilepp --list-variants samples/gemm.c"
-    "$TILEPP" --list-variants "$REPO/samples/gemm.c" || return 1
+    if [ -x "$TILEPP" ]; then
+        echo "\$ tilepp --list-variants samples/gemm.c"
+        "$TILEPP" --list-variants "$REPO/samples/gemm.c"
+    else # a machine that runs a build made elsewhere
+        echo "(no translator at $TILEPP: the list of points is skipped; the runs below need none)"
+    fi
     local exe="$BIN/gemm_sample"
     if [ ! -x "$exe" ]; then
         cuda_in_build || { echo "not built: this build found no CUDA compiler (nvcc)"; return $SKIP; }
