@@ -245,8 +245,10 @@ static void brief_gemm_ir(void **state)
     assert_int_equal(st->loc.line, 21);
 }
 
-/* `tile tune` (the brief's GEMM has one) is refused, not ignored. */
-static void tune_refused(void **state)
+/* `tile tune` (the brief's GEMM has one) is built into the kernel's space:
+ * its four constants, their values, and the file's own values (the space's
+ * expansion is test_tune.c's). */
+static void tune_space_of_brief_gemm(void **state)
 {
     (void)state;
     const char *src = aprintf("#include <tilepp/tile.h>\n"
@@ -256,10 +258,21 @@ static void tune_refused(void **state)
                               "#pragma tile tune BM(64, 128) BN(128, 256) BK(32, 64) STAGES(2, 3, 4)\n"
                               "%s",
                               strstr(brief_gemm, "void gemm("));
-    assert_null(unit_build(src));
-    assert_int_equal(diag_error_count(), 1);
-    assert_non_null(
-        strstr(unit_diag_first_line(), "unit_input.c:5:1: error: '#pragma tile tune' is not implemented yet"));
+    IrModule *m = unit_build(src);
+    assert_non_null(m);
+    assert_int_equal(diag_error_count(), 0);
+    const IrTune *t = unit_kernel(m, "gemm")->tune;
+    assert_non_null(t);
+    assert_int_equal(t->nparams, 4);
+    assert_int_equal(t->npoints, 24);
+    const char *names[] = {"BM", "BN", "BK", "STAGES"};
+    const long long source[] = {128, 128, 32, 3};
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(t->params[i].name, names[i]);
+        assert_int_equal(t->params[i].source_value, source[i]);
+    }
+    assert_int_equal(t->params[3].nvalues, 3);
+    assert_int_equal(t->loc.line, 5);
 }
 
 static void matrix_slices(void **state)
@@ -1360,7 +1373,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         UNIT_TEST(brief_gemm_ir),
-        UNIT_TEST(tune_refused),
+        UNIT_TEST(tune_space_of_brief_gemm),
         UNIT_TEST(matrix_slices),
         UNIT_TEST(gemm_transpositions),
         UNIT_TEST(fill_value),
