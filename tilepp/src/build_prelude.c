@@ -352,7 +352,7 @@ static int entry_order(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-static bool has_word(const char *text, const char *word)
+bool has_word(const char *text, const char *word)
 {
     size_t n = strlen(word);
     for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))

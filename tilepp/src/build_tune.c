@@ -9,15 +9,8 @@
  * variable at file scope. */
 #include "build_internal.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <string.h>
-
-/* "const float" -> "float" */
-static const char *unqualified_type(const char *spelling)
-{
-    return strncmp(spelling, "const ", 6) == 0 ? spelling + 6 : spelling;
-}
 
 /* Each point is one more translation of the file and one more kernel for
  * nvcc: a space larger than this is a mistake, not a search. */
@@ -170,19 +163,6 @@ static bool build_values(Builder *b, const Pragma *tune, const PClause *cl, IrTu
     return true;
 }
 
-/* Does C text `text` use the identifier `name`? */
-static bool uses_name(const char *text, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-        bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-        bool after = isalnum((unsigned char)p[n]) || p[n] == '_';
-        if (!before && !after)
-            return true;
-    }
-    return false;
-}
-
 /* The tuner runs every variant on the caller's arrays, so it saves and
  * restores what the kernel writes and compares the variants' results: it
  * must know the extents of the written arrays, the same for every point. */
@@ -199,13 +179,13 @@ static bool params_fit_tuning(const IrKernel *k, const IrTune *t)
                 error_at(p->loc,
                          "a tuned kernel's written arrays need their extents: the tuner saves, restores and "
                          "compares what each variant writes; declare '%s' with its length, as in '%s %s[n]'",
-                         p->name, unqualified_type(buf->elem.spelling), p->name);
+                         p->name, unqualified(buf->elem.spelling), p->name);
                 ok = false;
                 break;
             }
         for (int d = 0; d < buf->rank; d++)
             for (int j = 0; j < t->nparams && buf->extents[d]; j++)
-                if (uses_name(buf->extents[d], t->params[j].name)) {
+                if (has_word(buf->extents[d], t->params[j].name)) {
                     error_at(p->loc,
                              "the extent of '%s' uses the tuned constant '%s': a parameter's type must be the "
                              "same at every point of the space",

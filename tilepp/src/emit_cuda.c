@@ -2,9 +2,8 @@
 #include "emit_cuda.h"
 #include "emit_internal.h"
 
-#include <limits.h>
-
 #include <ctype.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +31,6 @@ void line_to_source(Out *o, SrcLoc loc) { putf(o, "#line %d \"%s\"\n", loc.line,
 
 /* ... and back to the generated file after it. */
 void line_to_self(Out *o) { putf(o, "#line %d \"%s\"\n", o->line + 1, o->names->cu_name); }
-
-const char *unqualified(const char *spelling) { return str_starts_with(spelling, "const ") ? spelling + 6 : spelling; }
 
 /* ------------------------------------------------------------------------ */
 /* Parameters                                                                */
@@ -673,13 +670,17 @@ static void put_launch(Out *o, const KernelPlan *kp, const ParallelPlan *pp)
 }
 
 /* `text` as the inside of a C string literal. */
-static char *c_string_body(const char *text)
+/* A C string literal's body: quotes, backslashes and control bytes escaped. */
+char *c_string(const char *text)
 {
     Str s = {0};
-    for (const char *c = text; *c; c++) {
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
         if (*c == '"' || *c == '\\')
-            str_addc(&s, '\\');
-        str_addc(&s, *c);
+            str_addf(&s, "\\%c", *c);
+        else if (*c < 0x20 || *c == 0x7f)
+            str_addf(&s, "\\%03o", *c);
+        else
+            str_addc(&s, (char)*c);
     }
     return atake(&s);
 }
@@ -689,7 +690,7 @@ static char *c_string_body(const char *text)
 static void put_profile_scope(Out *o, const IrKernel *k)
 {
     const char *slash = strrchr(o->names->source_name, '/');
-    const char *where = c_string_body(aprintf("%s:%d", slash ? slash + 1 : o->names->source_name, k->loc.line));
+    const char *where = c_string(aprintf("%s:%d", slash ? slash + 1 : o->names->source_name, k->loc.line));
     /* a variant is a row of its own in the profiler's table */
     const char *name = o->variant ? aprintf("%s [%s]", k->name, o->variant) : k->name;
     putf(o, "    static tile_kernel_info tile_info = {\"%s\", \"%s\", \"%s (%s)\", {false}};\n", name, where, name,
@@ -716,7 +717,7 @@ static void put_debug_collect(Out *o, const KernelPlan *kp)
         bool load = op->kind == TILE_LOAD;
         const IrBuffer *tile = load ? op->dst : op->src;
         putf(o, "        {%d, \"%s\", \"%s of '%s' %s '%s'\", %s, %d, {", c->site,
-             c_string_body(aprintf("%s:%d:%d", file, op->loc.line, op->loc.col)), load ? "tile_load" : "tile_store",
+             c_string(aprintf("%s:%d:%d", file, op->loc.line, op->loc.col)), load ? "tile_load" : "tile_store",
              tile->name, load ? "from" : "to", op->mat.buf->name,
              c->kind == CHECK_WINDOW ? "TILE_DEBUG_WINDOW" : "TILE_DEBUG_BOUNDS", tile->rank);
         for (int d = 0; d < 3; d++)
@@ -850,14 +851,27 @@ void put_kernel(Out *o, const KernelPlan *kp)
     put_launcher(o, kp);
 }
 
-/* What the file declares and its kernels, in the file's order, so that each
- * kernel sees the macros as they are defined where it stands. */
 /* The kernels, tuned or not, in the file's order. */
 typedef struct KernelWalk {
     const Plan *plan;
     int next, next_tuned;
 } KernelWalk;
 
+/* The next kernel of the walk, which moves on: one of *kp and *tk is set. */
+static void walk_next(KernelWalk *w, const KernelPlan **kp, const TunedKernel **tk)
+{
+    *kp = w->next < w->plan->kernels.len ? w->plan->kernels.items[w->next] : NULL;
+    *tk = w->next_tuned < w->plan->tuned.len ? w->plan->tuned.items[w->next_tuned] : NULL;
+    if (*kp && (!*tk || (*kp)->k->loc.line < (*tk)->k->loc.line)) {
+        *tk = NULL;
+        w->next++;
+    } else {
+        *kp = NULL;
+        w->next_tuned++;
+    }
+}
+
+/* The line of the walk's next kernel; INT_MAX at the end. */
 static int walk_line(const KernelWalk *w)
 {
     int line = INT_MAX;
@@ -870,40 +884,34 @@ static int walk_line(const KernelWalk *w)
     return line;
 }
 
-/* Prints the next kernel of the walk. */
 static void put_next_kernel(Out *o, KernelWalk *w)
 {
-    const KernelPlan *kp = w->next < w->plan->kernels.len ? w->plan->kernels.items[w->next] : NULL;
-    const TunedKernel *tk = w->next_tuned < w->plan->tuned.len ? w->plan->tuned.items[w->next_tuned] : NULL;
-    if (kp && (!tk || kp->k->loc.line < tk->k->loc.line)) {
+    const KernelPlan *kp;
+    const TunedKernel *tk;
+    walk_next(w, &kp, &tk);
+    if (kp)
         put_kernel(o, kp);
-        w->next++;
-    } else {
+    else
         put_tuned_kernel(o, tk);
-        w->next_tuned++;
-    }
 }
 
-/* The IR of the next kernel of the walk, which moves on. */
 static const IrKernel *next_kernel_ir(KernelWalk *w)
 {
-    const KernelPlan *kp = w->next < w->plan->kernels.len ? w->plan->kernels.items[w->next] : NULL;
-    const TunedKernel *tk = w->next_tuned < w->plan->tuned.len ? w->plan->tuned.items[w->next_tuned] : NULL;
-    if (kp && (!tk || kp->k->loc.line < tk->k->loc.line)) {
-        w->next++;
-        return kp->k;
-    }
-    w->next_tuned++;
-    return tk->k;
+    const KernelPlan *kp;
+    const TunedKernel *tk;
+    walk_next(w, &kp, &tk);
+    return kp ? kp->k : tk->k;
 }
 
+/* What the file declares and its kernels, in the file's order, so that each
+ * kernel sees the macros as they are defined where it stands. */
 static void put_body(Out *o, const Plan *plan)
 {
     const IrModule *m = plan->m;
     KernelWalk w = {plan, 0, 0};
     if (m->prelude.len)
         putf(o, "// ---- from %s: what the kernels use, and the kernels, in its order ----\n", o->names->source_name);
-    int last_kernel = 0;
+    bool kernel_last = false;
     for (int i = 0; i < m->prelude.len; i++) {
         const IrPrelude *p = m->prelude.items[i];
         while (walk_line(&w) < p->loc.line)
@@ -911,10 +919,10 @@ static void put_body(Out *o, const Plan *plan)
         put_prelude_item(o, p);
     }
     while (walk_line(&w) < INT_MAX) {
-        last_kernel = walk_line(&w);
         put_next_kernel(o, &w);
+        kernel_last = true;
     }
-    bool prelude_last = m->prelude.len && last_kernel == 0;
+    bool prelude_last = m->prelude.len && !kernel_last;
     if (prelude_last)
         line_to_self(o);
 }

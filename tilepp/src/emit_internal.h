@@ -19,12 +19,13 @@ void putf(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
  * file after it. */
 void line_to_source(Out *o, SrcLoc loc);
 void line_to_self(Out *o);
-const char *unqualified(const char *spelling);
 char *kernel_param(const IrParam *p);
 /* The name the parameter has in a __global__ function (views: tile_p_NAME). */
 char *kernel_param_name(const IrParam *p);
 char *launcher_param(const IrParam *p);
 void put_param_list(Out *o, const IrKernel *k, char *(*form)(const IrParam *));
+/* A C string literal's body: quotes, backslashes and control bytes escaped. */
+char *c_string(const char *text);
 void put_arg_names(Out *o, const IrKernel *k);
 void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement);
 /* The same with the accesses of pp's wide buffers (FORM_WIDE) and cached

@@ -230,17 +230,6 @@ static void put_print_open(Block *bl, const char *in)
     put(bl->o, ");\n");
 }
 
-/* The C string literal of s. */
-static char *c_string(const char *s)
-{
-    Str r = {0};
-    str_add(&r, "\"");
-    for (; *s; s++)
-        str_addf(&r, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
-    str_add(&r, "\"");
-    return atake(&r);
-}
-
 /* The cast that gives a scalar of type t the overload of tile_print_elem
  * that prints it as tile.h does. */
 static const char *print_cast(const IrType *t)
@@ -264,7 +253,7 @@ static void put_print(Block *bl, const IrTileOp *op, const char *in)
 {
     Out *o = bl->o;
     const IrBuffer *t = op->src;
-    const char *name = c_string(op->print_name);
+    const char *name = aprintf("\"%s\"", c_string(op->print_name));
     if (!t) {
         putf(o, "%sif (threadIdx.x == 0 && %s) {\n", in, print_selected(bl->gp->grid));
         put_print_open(bl, in);

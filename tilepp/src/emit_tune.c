@@ -8,55 +8,32 @@
 
 #include <string.h>
 
-/* A C string literal's body: quotes, backslashes and control bytes escaped. */
-static char *c_string(const char *text)
-{
-    Str s = {0};
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            str_addf(&s, "\\%c", *c);
-        else if (*c < 0x20 || *c == 0x7f)
-            str_addf(&s, "\\%03o", *c);
-        else
-            str_addc(&s, (char)*c);
-    }
-    return atake(&s);
-}
-
 static char *ns_name(const TunedKernel *tk, int point) { return aprintf("tile_tune_%s_v%d", tk->k->name, point); }
 
 static const KernelPlan *point_kernel(const TunePoint *p) { return p->plan->kernels.items[0]; }
 
-bool plan_uses_tiles(const Plan *plan)
+/* Whether a kernel of the plan, or of a tuned kernel's points, has a grid
+ * (with an sm_90a variant, when sm90_only). */
+static bool plan_has_grid(const Plan *plan, bool sm90_only)
 {
-    for (int i = 0; i < plan->kernels.len; i++)
-        if (((const KernelPlan *)plan->kernels.items[i])->grids.len)
-            return true;
+    for (int i = 0; i < plan->kernels.len; i++) {
+        const KernelPlan *kp = plan->kernels.items[i];
+        for (int j = 0; j < kp->grids.len; j++)
+            if (!sm90_only || ((const GridPlan *)kp->grids.items[j])->sm90)
+                return true;
+    }
     for (int i = 0; i < plan->tuned.len; i++) {
         const TunedKernel *tk = plan->tuned.items[i];
         for (int j = 0; j < tk->npoints; j++)
-            if (tk->points[j].plan && plan_uses_tiles(tk->points[j].plan))
+            if (tk->points[j].plan && plan_has_grid(tk->points[j].plan, sm90_only))
                 return true;
     }
     return false;
 }
 
-bool plan_uses_sm90(const Plan *plan)
-{
-    for (int i = 0; i < plan->kernels.len; i++) {
-        const KernelPlan *kp = plan->kernels.items[i];
-        for (int j = 0; j < kp->grids.len; j++)
-            if (((const GridPlan *)kp->grids.items[j])->sm90)
-                return true;
-    }
-    for (int i = 0; i < plan->tuned.len; i++) {
-        const TunedKernel *tk = plan->tuned.items[i];
-        for (int j = 0; j < tk->npoints; j++)
-            if (tk->points[j].plan && plan_uses_sm90(tk->points[j].plan))
-                return true;
-    }
-    return false;
-}
+bool plan_uses_tiles(const Plan *plan) { return plan_has_grid(plan, false); }
+
+bool plan_uses_sm90(const Plan *plan) { return plan_has_grid(plan, true); }
 
 /* ------------------------------------------------------------------------ */
 /* The variants                                                             */

@@ -649,8 +649,6 @@ TileOrigin tile_origin(const char *name)
     char *underscore = strrchr(rest, '_');
     if (!underscore || underscore == rest)
         return (TileOrigin){0};
-    bool tuned = o.tuned;
-    int variant = o.variant;
     const char *suffix = underscore + 1;
     if (str_starts_with(suffix, "grid") && !o.construct && digits_to_end(suffix + 4, &o.index))
         o.construct = "grid";
@@ -660,8 +658,6 @@ TileOrigin tile_origin(const char *name)
         return (TileOrigin){0};
     o.kernel = astrndup(rest, (size_t)(underscore - rest));
     o.known = true;
-    o.tuned = tuned;
-    o.variant = variant;
     return o;
 }
 

@@ -203,3 +203,5 @@ char *read_file(const char *path, size_t *len)
         *len = s.len;
     return str_take(&s);
 }
+
+const char *unqualified(const char *spelling) { return str_starts_with(spelling, "const ") ? spelling + 6 : spelling; }

@@ -56,5 +56,7 @@ char *read_file(const char *path, size_t *len);
 
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
+/* A type's spelling without a leading `const `: "const half" -> "half". */
+const char *unqualified(const char *spelling);
 
 #endif
