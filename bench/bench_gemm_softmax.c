@@ -6,7 +6,7 @@
  *     into a temporary, then samples/softmax.c's softmax_f16 kernel, and
  *   - cuBLAS's GEMM alone (what the pair spends on the product),
  *
- * at shapes whose rows fit one tile (N <= 256), fp16. TFLOP/s count the
+ * at shapes whose rows fit one tile (N <= 256), fp16, K from 64 to 4096. TFLOP/s count the
  * product's 2MNK only. The fused kernel is checked first against its own
  * CPU run at a ragged shape, and against the unfused pair at each timed
  * shape. Prints a markdown table (bench/RESULTS.md); with --csv FILE also
@@ -165,9 +165,13 @@ int main(int argc, char **argv)
            "softmax_f16; speed-ups are time ratios (above 1: fused faster).\n\n",
            TILE_BENCH_REPS, TILE_BENCH_L2_FACTOR);
     int failures = check_cpu();
-    printf("| M x N x K            | fused TFLOP/s | unfused | unfused/fused | cuBLAS GEMM alone | gemm/fused | err |\n");
+    printf(
+        "| M x N x K            | fused TFLOP/s | unfused | unfused/fused | cuBLAS GEMM alone | gemm/fused | err |\n");
     printf("|----------------------|------:|------:|------:|------:|------:|------:|\n");
-    static const int shapes[][3] = {{16384, 256, 4096}, {65536, 256, 1024}, {131072, 128, 512}, {32768, 200, 2048}};
+    /* long products, then short ones (K a head dimension: attention scores of a short sequence), where the
+     * unfused pair's extra passes over P weigh most */
+    static const int shapes[][3] = {{16384, 256, 4096}, {65536, 256, 1024}, {131072, 128, 512},
+                                    {32768, 200, 2048}, {65536, 256, 128},  {131072, 256, 64}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         failures += bench_shape(shapes[i][0], shapes[i][1], shapes[i][2]);
     CR_CHECK(cublasDestroy(blas));

@@ -18,7 +18,11 @@
 
 enum { BM = 128, BN = 256, BK = 64 };
 
+/* 64-row blocks: each of the two consumer warpgroups of the sm_90a kernel
+ * holds a whole block and they take turns (ping-pong), one's softmax under
+ * the other's products; 128-row blocks: the two share each block. */
 #pragma tile kernel threads(256)
+#pragma tile tune BM(64, 128)
 void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], half P[M][N])
 {
 #pragma tile grid

@@ -4,12 +4,12 @@
 #         -DC_COMPILER=<cc> -DTILEPP_INCLUDE_DIR=<dir> -DCUDA_INCLUDE_DIR=<dir>
 #         -DINPUT=<dir/x.c> -DWORK_DIR=<dir>
 #         [-DPTX_REQUIRE=<regex@regex...>] [-DPTX_FORBID=<regex@...>]
-#         [-DLINK_MAIN=<main.c>] [-DALLOW_REFUSAL=1] [-DREPORT_SPILLS=1]
+#         [-DLINK_MAIN=<main.c>] [-DALLOW_REFUSAL=1] [-DREPORT_SPILLS=1] [-DNO_TUNE=1]
 #         -P run_compile.cmake
 #
 # In an empty WORK_DIR (x.c and the *.h beside it copied in):
 #  1. `tilepp x.c` (plus the `// tilepp-args:` of x.c, whose -D/-U/-I go to
-#     nvcc as well) must succeed. With
+#     nvcc as well; --no-tune with NO_TUNE) must succeed. With
 #     ALLOW_REFUSAL, a refusal with a located diagnostic passes the test
 #     instead (honoured or refused, but never code that does not compile).
 #  2. nvcc compiles x.tile.cu for sm_80 and sm_90a in one run, C++17,
@@ -78,6 +78,9 @@ foreach(arg IN LISTS args)
     list(APPEND cpp_args "${arg}")
   endif()
 endforeach()
+if(NO_TUNE)
+  list(APPEND args --no-tune)
+endif()
 execute_process(COMMAND "${TILEPP}" ${args} "${name}"
   WORKING_DIRECTORY "${WORK_DIR}"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -8,7 +8,7 @@
 #   output_only default_names include_define arch all_or_nothing
 #   joined_separate double_dash depfile_targets depfile_mmd forwarded_flags
 #   ignored_flags color error_count werror clang_warnings syntax_only
-#   unchanged_outputs debug_flag
+#   unchanged_outputs debug_flag no_tune
 #   error_unknown_option error_missing_input error_bad_arch error_bad_emit
 #   error_two_inputs error_missing_value error_unreadable_input error_undefined_macro
 
@@ -750,6 +750,41 @@ elseif(CASE STREQUAL "syntax_only")
   expect_rc(0)
   expect_has(err "warning: ${swizzle_warning}")
   expect_files(${inputs} gemm_smem_sm90a.c w.c)
+
+elseif(CASE STREQUAL "no_tune")
+  # --no-tune: a tuned kernel becomes one kernel at the file's values (no
+  # variants, no tuning launcher, no _gpu_point), as without its tune line;
+  # its space is still checked.
+  file(COPY "${CMAKE_CURRENT_LIST_DIR}/golden/tune_space.c" DESTINATION "${WORK_DIR}")
+  run(tune_space.c -o tuned.cu)
+  expect_rc(0)
+  read_work(cu tuned.cu)
+  read_work(h tuned.h)
+  expect_has(cu "namespace tile_tune_")
+  expect_has(h "_gpu_point(")
+  run(--no-tune tune_space.c -o plain.cu)
+  expect_rc(0)
+  expect_empty(err)
+  read_work(cu plain.cu)
+  read_work(h plain.h)
+  expect_lacks(cu "tile_tune")
+  expect_lacks(h "_gpu_point(")
+  expect_has(h "_gpu(")
+  file(WRITE "${WORK_DIR}/bad.c" [=[
+#include <tilepp/tile.h>
+#pragma tile kernel
+#pragma tile tune NOWHERE(1, 2)
+void k(int n, float y[n])
+{
+#pragma tile parallel
+    for (int i = 0; i < n; i++)
+        y[i] = 0;
+}
+]=])
+  run(--no-tune bad.c)
+  expect_rc(1)
+  expect_has(err "bad.c:3:")
+  expect_files(tune_space.c tuned.cu tuned.h plain.cu plain.h bad.c)
 
 elseif(CASE STREQUAL "unchanged_outputs")
   # An output whose content would not change is not written again: same

@@ -129,6 +129,8 @@ static void two_consumer_groups(void **state)
     assert_non_null(p);
     assert_int_equal(p->groups_m, 2);
     assert_int_equal(p->groups_n, 1);
+    assert_false(p->pingpong); /* 256 accumulator values a thread in one warpgroup: too many */
+    assert_int_equal(p->consumers, 2);
     assert_int_equal(p->threads, 384);
     assert_int_equal(tile(p, 0)->swizzle, 128); /* A: 64 halves of K */
     assert_int_equal(tile(p, 1)->swizzle, 128); /* B^T: 64 halves of K */
@@ -142,28 +144,68 @@ static void two_consumer_groups(void **state)
 }
 
 /* A stored K x M (MN-major): panels split the 64 rows of a wgmma. B stored
- * K x N: panels split the warpgroup's 32 columns, so 64 bytes. */
+ * K x N: panels of the warpgroup's 32 columns, so 64 bytes. */
 static void mn_major_swizzles(void **state)
 {
     (void)state;
-    const GridPlan *gp = plan_of(gemm(256, 64, 64, 32, 2, true, false, "half", NULL), ARCH_SM80 | ARCH_SM90A);
+    const GridPlan *gp = plan_of(gemm(256, 64, 32, 32, 2, true, false, "half", NULL), ARCH_SM80 | ARCH_SM90A);
     const Sm90Plan *p = gp->sm90;
     assert_non_null(p);
-    /* 64 x 64 over 2 groups: one 64-row piece, so 1 x 2, 32 columns each */
+    /* 64 x 32: one warpgroup holds it, and the two take turns */
+    assert_true(p->pingpong);
     assert_int_equal(p->groups_m, 1);
-    assert_int_equal(p->groups_n, 2);
+    assert_int_equal(p->groups_n, 1);
     assert_int_equal(tile(p, 0)->swizzle, 128);
     assert_int_equal(tile(p, 1)->swizzle, 64);
     /* 32 columns of half are not whole 64-column chunks: the store goes
      * out from registers */
     assert_int_equal(p->stores.len, 0);
     assert_int_equal(p->barriers, p->epilogue);
-    /* 16 accumulator values a thread and 33 KB: two blocks per SM, each
+    /* 16 accumulator values a thread and 14 KB: two blocks per SM, each
      * launched with 80 registers a thread; the consumers get 96 */
     assert_int_equal(p->min_blocks, 2);
     assert_int_equal(p->consumer_regs, 96);
-    assert_int_equal(p->in_flight, 2 * 2 * 8192); /* two blocks of two stages */
+    assert_int_equal(p->in_flight, 2 * 2 * (4096 + 2048)); /* two blocks of two stages */
     assert_true(p->shallow);
+}
+
+/* Ping-pong: a 128 x 128 accumulator fits one warpgroup, so each of the two
+ * consumers takes every other tile of the block whole (4 warps release a
+ * stage), each with its own staging buffers, and the pair of turn barriers
+ * follows the stages' barriers. One warpgroup, two products in the loop, a
+ * preload or an accumulator too big for one warpgroup keep the tiles
+ * shared (two_consumer_groups, attention_mainloop). */
+static void pingpong(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of(gemm(256, 128, 128, 64, 4, false, false, "half", NULL), ARCH_SM80 | ARCH_SM90A);
+    const Sm90Plan *p = gp->sm90;
+    assert_non_null(p);
+    assert_true(p->pingpong);
+    assert_int_equal(p->consumers, 2);
+    assert_int_equal(p->groups_m, 1);
+    assert_int_equal(p->groups_n, 1);
+    assert_int_equal(p->threads, 384);
+    assert_int_equal(tile(p, 1)->swizzle, 128); /* B: panels of 64 of the tile's 128 columns */
+    assert_int_equal(p->stores.len, 1);
+    assert_int_equal(p->epilogue, 4 * (16384 + 16384));
+    assert_int_equal(p->barriers, p->epilogue + 2 * 16384); /* a staging pair per consumer */
+    assert_int_equal(p->pre_barriers, p->barriers + 4 * 16);
+    assert_int_equal(p->smem_bytes, p->pre_barriers + 16 + 1024);
+    assert_int_equal(p->min_blocks, 1);
+    assert_int_equal(p->consumer_regs, 232);
+    assert_false(p->rotated);
+    /* a 64 x 256 block with a row statistic (128 + 2 values a thread) */
+    const char *row_max = "#pragma tile fragment\n"
+                          "            float mx[64];\n"
+                          "            tile_reduce_max(Cf, mx, 1, 1);\n";
+    gp = plan_of(gemm(256, 64, 256, 64, 3, false, false, "half", row_max), ARCH_SM80 | ARCH_SM90A);
+    assert_non_null(gp->sm90);
+    assert_true(gp->sm90->pingpong);
+    /* one consumer warpgroup has no one to take turns with */
+    gp = plan_of(gemm(128, 128, 128, 64, 4, false, false, "half", NULL), ARCH_SM80 | ARCH_SM90A);
+    assert_false(gp->sm90->pingpong);
+    assert_int_equal(gp->sm90->consumers, 1);
 }
 
 /* Only what --arch asks for: no variant for sm_80 alone, and no reason. */
@@ -254,6 +296,7 @@ static void attention_mainloop(void **state)
         fail_msg("no sm_90a variant: %s", gp->sm90_why);
     assert_int_equal(p->groups_m, 2); /* rows whole on each warpgroup */
     assert_int_equal(p->groups_n, 1);
+    assert_false(p->pingpong); /* Q preloaded, two products an iteration: the warpgroups share each tile */
     assert_int_equal(p->tiles.len, 3);
     assert_string_equal(tile(p, 0)->buf->name, "Qs");
     assert_true(tile(p, 0)->preload);
@@ -372,6 +415,7 @@ int main(void)
         UNIT_TEST(in_flight_threshold),
         UNIT_TEST(two_consumer_groups),
         UNIT_TEST(mn_major_swizzles),
+        UNIT_TEST(pingpong),
         UNIT_TEST(sm80_only),
         UNIT_TEST(reasons),
     };

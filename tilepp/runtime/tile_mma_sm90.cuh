@@ -303,6 +303,8 @@ __device__ __forceinline__ unsigned char *align_smem(unsigned char *p)
 
 /* Warpgroup 0 is the producer. */
 __device__ __forceinline__ bool producer() { return threadIdx.x < 128; }
+/* A consumer's warpgroup, 0 for threads 128..255, as a warp-uniform value. */
+__device__ __forceinline__ int consumer_group() { return __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 7) - 1, 0); }
 
 template <int REGS> __device__ __forceinline__ void producer_setmaxnreg()
 {
@@ -446,6 +448,17 @@ template <int STAGES> struct pipeline {
         return s;
     }
 
+    /* A ping-pong consumer, at the other consumer's tile: the `count`
+     * stages that tile takes (none if count <= 0) pass without waiting. */
+    __device__ __forceinline__ void skip(long long count)
+    {
+        if (count <= 0)
+            return;
+        const long long at = stage + count;
+        phase ^= (uint32_t)((at / STAGES) & 1);
+        stage = (int)(at % STAGES);
+    }
+
     /* Consumer: waits until the next stage has landed; returns it. */
     __device__ __forceinline__ int consume()
     {
@@ -486,6 +499,47 @@ template <int STAGES> struct pipeline {
     {
         if ((threadIdx.x & 31) == 0)
             cuda::ptx::mbarrier_arrive(empty(s));
+    }
+};
+
+/* ---- ping-pong turns ----
+ * Two consumer warpgroups that take the block's tiles in turn multiply one
+ * at a time: warpgroup w waits on bars[w] before its tile's first stage
+ * (warpgroup 0 not before its first tile) and, once each of its warps has
+ * waited for its tile's last stage, hands the turn to the other with
+ * bars[1 - w]. Besides keeping the tensor cores on one tile while the
+ * other warpgroup runs its epilogue, this keeps the stage hand-over sound:
+ * a warpgroup waits for the n-th fill of a stage only once the (n-1)-th,
+ * which may have been the other's, has landed (a parity wait cannot tell
+ * fill n from fill n - 2). */
+struct turns {
+    uint64_t *bars; /* bars[0], bars[1] */
+    uint32_t phase = 0;
+    bool first = true;
+
+    /* Thread 0; the block synchronises before first use. */
+    __device__ __forceinline__ void init() const
+    {
+        if (threadIdx.x == 0) {
+            cuda::ptx::mbarrier_init(bars, 4); /* one arrival per warp of the other warpgroup */
+            cuda::ptx::mbarrier_init(bars + 1, 4);
+            cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+        }
+    }
+    __device__ __forceinline__ void wait(int mine)
+    {
+        const bool go = first && mine == 0;
+        first = false;
+        if (go)
+            return;
+        while (!cuda::ptx::mbarrier_try_wait_parity(bars + mine, phase))
+            ;
+        phase ^= 1;
+    }
+    __device__ __forceinline__ void pass(int mine) const
+    {
+        if ((threadIdx.x & 31) == 0)
+            cuda::ptx::mbarrier_arrive(bars + (1 - mine));
     }
 };
 

@@ -153,13 +153,16 @@ static int emit_outputs(const Options *opt, const FrontEnd *fe, const IrModule *
 }
 
 /* Takes the kernels with a tune space out of m: they are lowered once per
- * point (tune.c), not with the file's own values. */
-static Vec take_tuned(IrModule *m)
+ * point (tune.c), not with the file's own values. With --no-tune, none: each
+ * is translated as if it had no tune line (its space was still checked). */
+static Vec take_tuned(IrModule *m, bool no_tune)
 {
     Vec tuned = {0};
     int kept = 0;
     for (int i = 0; i < m->kernels.len; i++) {
         IrKernel *k = m->kernels.items[i];
+        if (no_tune)
+            k->tune = NULL;
         if (k->tune)
             vec_push(&tuned, k);
         else
@@ -214,7 +217,7 @@ static bool run_stages(const Options *opt, const ParseOptions *po, FrontEnd *fe,
         return true;
     if (!check_module(*m))
         return false;
-    Vec tuned = take_tuned(*m);
+    Vec tuned = take_tuned(*m, opt->no_tune);
     *plan = lower_module(*m);
     return *plan != NULL && tune_kernels(opt, po, fe, &tuned, *plan);
 }

@@ -30,6 +30,7 @@ typedef struct Options {
     const char *unsaved_text; /* tests: the input's content */
     int parts;          /* --parts N: tuned kernels' variants in N more files, x.tile.part1.cu ...; 0: in the .cu */
     bool list_variants; /* --list-variants: print the points of tune spaces, write nothing */
+    bool no_tune;       /* --no-tune: a kernel with a tune space is translated at the file's values only */
 } Options;
 
 /* Runs the pipeline; returns the process exit code (0 or 1). */

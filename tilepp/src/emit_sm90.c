@@ -50,12 +50,17 @@ void put_tile_decl_sm90(Block *bl, const IrBuffer *t)
 static void put_comment(Out *o, const GridPlan *gp)
 {
     const Sm90Plan *p = gp->sm90;
-    putf(o,
-         "// The sm_90a variant of %s: warpgroup 0 copies the tiles with TMA (one thread), %d consumer warpgroup%s "
-         "(%dx%d over the fragments) multiply with wgmma;\n// persistent blocks (%d or more per SM); %d stages handed "
-         "over through mbarriers; shared memory %lld bytes (",
-         gp->kernel_name, p->groups_m * p->groups_n, p->groups_m * p->groups_n > 1 ? "s" : "", p->groups_m, p->groups_n,
-         p->min_blocks, p->pipe->stages, p->smem_bytes);
+    putf(o, "// The sm_90a variant of %s: warpgroup 0 copies the tiles with TMA (one thread), %d consumer warpgroup%s ",
+         gp->kernel_name, p->consumers, p->consumers > 1 ? "s" : "");
+    if (p->pingpong)
+        put(o, "(ping-pong: they take turns on whole tiles, one's epilogue under the other's products) multiply with "
+               "wgmma;\n");
+    else
+        putf(o, "(%dx%d over the fragments) multiply with wgmma;\n", p->groups_m, p->groups_n);
+    putf(
+        o,
+        "// persistent blocks (%d or more per SM); %d stages handed over through mbarriers; shared memory %lld bytes (",
+        p->min_blocks, p->pipe->stages, p->smem_bytes);
     for (int i = 0; i < p->tiles.len; i++) {
         const Sm90Tile *t = p->tiles.items[i];
         putf(o, "%s%s %d x %lld, %d-byte swizzle%s", i ? "; " : "", t->buf->name, t->preload ? 1 : p->pipe->stages,
@@ -86,7 +91,13 @@ static void put_params(Out *o, const IrKernel *k, const GridPlan *gp)
 static void put_tile_loop(Block *bl, const IrGrid *g, int at_pipe, bool producer, const char *in)
 {
     Out *o = bl->o;
-    putf(o, "%sfor (long long tile_t = blockIdx.x; tile_t < tile_blocks; tile_t += gridDim.x) {\n", in);
+    if (bl->sm90->pingpong && !producer)
+        putf(o,
+             "%sfor (long long tile_t = blockIdx.x, tile_turn = 0; tile_t < tile_blocks; tile_t += gridDim.x, "
+             "tile_turn ^= 1) {\n",
+             in);
+    else
+        putf(o, "%sfor (long long tile_t = blockIdx.x; tile_t < tile_blocks; tile_t += gridDim.x) {\n", in);
     const char *body = aprintf("%s    ", in);
     put_block_index(o, g, "tile_t", body);
     for (int i = 0; i < at_pipe; i++) { /* the consumers' scalars, or those the copies read */
@@ -245,6 +256,8 @@ static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
          p->rotated ? ": software-pipelined, each iteration's first product before the previous one's last" : "");
     if (p->rotated)
         put(o, "                int tile_prev = 0; /* the previous iteration's stage */\n");
+    if (p->pingpong)
+        put(o, "                tile_turns.wait(tile_turn_mine); /* the other warpgroup's products are issued */\n");
     put(o, "                for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
     put(o, "                    const int tile_stage = tile_pipe.consume();\n");
     if (!plain)
@@ -254,6 +267,8 @@ static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
     } else {
         put_body(bl, pipe, 0, pipe->body.len - 1, false, in);
         put(o, "                    tile_pipe.release(tile_stage);\n                }\n");
+        if (p->pingpong)
+            put(o, "                tile_turns.pass(tile_turn_mine); /* every stage of the tile has landed */\n");
         put(o, "                tile_pipe.drain();\n");
     }
     if (p->pre_bytes)
@@ -290,8 +305,16 @@ static void put_consumer(Block *bl, const IrGrid *g, int at_pipe)
     putf(o, "    } else {\n        tile90::consumer_setmaxnreg<%d>();\n", p->consumer_regs);
     if (p->stores.len)
         put(o, "        int tile_chunks = 0; /* epilogue chunks so far: they take turns in the staging buffers */\n");
+    if (p->pingpong)
+        put(o,
+            "        const int tile_turn_mine = tile90::consumer_group(); /* the iterations this warpgroup takes */\n");
     put_tile_loop(bl, g, at_pipe, false, "        ");
     const char *in = "            ";
+    if (p->pingpong)
+        putf(o,
+             "%sif (tile_turn != tile_turn_mine) { /* the other warpgroup's tile: its stages go by */\n"
+             "%s    tile_pipe.skip(tile_pl.count);\n%s    continue;\n%s}\n",
+             in, in, in, in);
     for (int i = 0; i < g->body.len; i++) {
         const IrStmt *s = g->body.items[i];
         switch (s->kind) {
@@ -371,6 +394,10 @@ void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
              "    tile90::pipeline<1> tile_pre{reinterpret_cast<uint64_t *>(tile_smem + %lld)}; /* the preloads */\n"
              "    tile_pre.init(%d);\n",
              p->pre_barriers, 4 * p->groups_m * p->groups_n);
+    if (p->pingpong)
+        putf(o,
+             "    tile90::turns tile_turns{reinterpret_cast<uint64_t *>(tile_smem + %lld)};\n    tile_turns.init();\n",
+             p->pre_barriers);
     put(o, "    __syncthreads();\n");
     put(o, "    const long long tile_blocks = tile_l0.count");
     for (int d = 1; d < g->depth; d++)

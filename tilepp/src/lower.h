@@ -166,19 +166,25 @@ typedef struct Sm90Plan {
     Vec producer_decls;     /* const IrStmt*: the declarations before the loop that the producer's loop bounds and
                                copies read (the consumers run all of them) */
     long long pre_bytes;    /* bytes the preloads bring */
-    long long pre_barriers; /* offset of the preloads' full and empty barriers */
-    int groups_m, groups_n; /* consumer warpgroups over the accumulator */
-    int threads;            /* the consumers and the producer warpgroup */
-    int consumer_regs;      /* setmaxnreg for the consumers; 0: as launched */
-    int min_blocks;         /* blocks per SM the registers must allow (__launch_bounds__) */
-    long long in_flight;    /* bytes of copies a multiprocessor keeps in flight */
-    bool shallow;           /* too few of them for wgmma: the launcher prefers the sm_80 kernel */
-    Vec tiles;              /* Sm90Tile*, in load order */
-    long long stage_bytes;  /* bytes each stage's copies bring */
-    Vec stores;             /* Sm90Store*: the epilogue's TMA stores */
-    long long epilogue;     /* offset of the consumers' staging buffers */
-    long long barriers;     /* offset of the stages' barriers */
-    long long smem_bytes;   /* everything, with the slack to align to 1024 */
+    long long pre_barriers; /* offset of the preloads' full and empty barriers, or of the ping-pong turns */
+    int groups_m, groups_n; /* consumer warpgroups over one tile's accumulator */
+    /* Ping-pong: `consumers` warpgroups take turns on whole tiles (each
+     * holds the whole accumulator, groups_m = groups_n = 1): the block's
+     * iterations go to them in turn, so one runs its epilogue while the
+     * other multiplies. Otherwise the consumers share every tile. */
+    bool pingpong;
+    int consumers;         /* consumer warpgroups in the block */
+    int threads;           /* the consumers and the producer warpgroup */
+    int consumer_regs;     /* setmaxnreg for the consumers; 0: as launched */
+    int min_blocks;        /* blocks per SM the registers must allow (__launch_bounds__) */
+    long long in_flight;   /* bytes of copies a multiprocessor keeps in flight */
+    bool shallow;          /* too few of them for wgmma: the launcher prefers the sm_80 kernel */
+    Vec tiles;             /* Sm90Tile*, in load order */
+    long long stage_bytes; /* bytes each stage's copies bring */
+    Vec stores;            /* Sm90Store*: the epilogue's TMA stores */
+    long long epilogue;    /* offset of the consumers' staging buffers */
+    long long barriers;    /* offset of the stages' barriers */
+    long long smem_bytes;  /* everything, with the slack to align to 1024 */
 } Sm90Plan;
 
 /* A kernel variant of a grid whose block loops unroll, chosen by the

@@ -24,6 +24,8 @@ enum {
     MAX_ACCUM_SM90 = 192,                /* accumulator registers a consumer thread may hold */
     MAX_TMA_BOX_ROWS = 256,              /* rows of one TMA box */
     WGMMA_OTHER_REGS = 26,               /* registers one wgmma needs beside its accumulators (measured) */
+    PINGPONG_MAX_ACCUM = 160,            /* fragment values a ping-pong consumer thread holds: a 128 x 128 or
+                                            64 x 256 accumulator and its row statistics */
 };
 
 const Sm90Tile *sm90_tile(const Sm90Plan *p, const IrBuffer *buf)
@@ -382,7 +384,8 @@ static bool plan_smem(Sm90Plan *p, int groups, const char **why)
         t->offset = at;
         at += (t->preload ? 1 : stages) * t->bytes;
     }
-    long long fixed = 16LL * stages + (p->pre_bytes ? 16 : 0) + SMEM_ALIGN; /* the stages' barriers, the preloads' */
+    /* the stages' barriers, the preloads' or the ping-pong turns (never both) */
+    long long fixed = 16LL * stages + (p->pre_bytes || p->pingpong ? 16 : 0) + SMEM_ALIGN;
     p->epilogue = at;
     if (p->stores.len && at + groups * EPILOGUE_BYTES_PER_GROUP + fixed <= SMEM_LIMIT_SM90A)
         at += groups * EPILOGUE_BYTES_PER_GROUP;
@@ -674,6 +677,51 @@ static long long widest_product(const Sm90Plan *p)
     return widest;
 }
 
+/* Ping-pong (Sm90Plan.pingpong) for two consumer warpgroups, when one
+ * warpgroup's registers hold the block's fragments (at most
+ * PINGPONG_MAX_ACCUM values a thread: 128 x 128 or 64 x 256 tiles) and the
+ * grid is a GEMM mainloop: one product an iteration, A and B from shared
+ * memory, nothing preloaded. The producer copies the tiles in order, each
+ * warpgroup steps over the stages of the other's tiles, and the two take
+ * turns at their products (tile90::turns). The tensor cores then multiply
+ * one warpgroup's tile while the other
+ * runs its epilogue (the bias and activation of a fused GEMM, the
+ * conversion and the stores), instead of idling until the block's tile is
+ * out. Preferred to sharing tiles wherever it applies: on the H200 a
+ * 128 x 128 x 64 GEMM ran at 744 TFLOP/s ping-pong against 726 shared,
+ * with a tanh GELU epilogue 711 against 665 (bench/RESULTS.md). (A
+ * 128 x 256 tile, whose accumulator only two warpgroups hold, stays
+ * shared: faster when the epilogue is light, its tensor cores idle while
+ * the block's epilogue runs.) Decided before the tiles are planned: B's
+ * panels follow the arrangement. */
+static bool plan_pingpong(Sm90Plan *p, const GridPlan *gp, int warpgroups, long long *per_thread)
+{
+    const IrGrid *g = gp->grid;
+    if (warpgroups != 2)
+        return false;
+    for (int i = 0; i < p->pipe_at; i++) {
+        const IrStmt *s = g->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD && s->op->dst->space == SPACE_SHARED)
+            return false; /* a preload: its one copy serves every consumer */
+    }
+    int products = 0;
+    for (int i = 0; i < p->pipe->body.len; i++) {
+        const IrStmt *s = p->pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM)
+            products += s->op->a->space == SPACE_SHARED ? 1 : 2;
+    }
+    const IrBuffer *c = p->gemm->c;
+    const char *why = NULL;
+    long long alone = 0;
+    if (products != 1 || !arrange_groups(p, c->dims[0], c->dims[1], 1, NULL) || !plan_fragments(p, gp, &alone, &why) ||
+        alone > PINGPONG_MAX_ACCUM)
+        return false;
+    p->pingpong = true;
+    p->consumers = 2;
+    *per_thread = alone;
+    return true;
+}
+
 /* Two blocks share a multiprocessor when their shared memory fits and the
  * consumers, with the producer's registers, have room for the fragments
  * (and 64 more): the persistent grid then holds twice the blocks and twice
@@ -764,13 +812,18 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
         return NULL;
     }
     const char *policy = needs_whole_rows(gp, p->pipe) ? "row" : p->gemm->policy;
-    if (!arrange_groups(p, c->dims[0], c->dims[1], k->threads / 128, policy)) {
-        *why = "the accumulator does not split into 64-row, 16..256-column pieces over the warpgroups";
-        return NULL;
-    }
-    int groups = p->groups_m * p->groups_n;
     long long per_thread = 0;
-    if (!plan_fragments(p, gp, &per_thread, why) || !plan_tiles(p, k, g, why))
+    if (!plan_pingpong(p, gp, k->threads / 128, &per_thread)) {
+        if (!arrange_groups(p, c->dims[0], c->dims[1], k->threads / 128, policy)) {
+            *why = "the accumulator does not split into 64-row, 16..256-column pieces over the warpgroups";
+            return NULL;
+        }
+        if (!plan_fragments(p, gp, &per_thread, why))
+            return NULL;
+        p->consumers = p->groups_m * p->groups_n;
+    }
+    int groups = p->consumers;
+    if (!plan_tiles(p, k, g, why))
         return NULL;
     plan_stores(p, k, g);
     if (!plan_smem(p, groups, why))

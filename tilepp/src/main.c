@@ -49,6 +49,8 @@ static const char usage[] = "usage: tilepp [options] file.c\n"
                             "autotuning ('#pragma tile tune', README.md \"Autotuning\"):\n"
                             "  --list-variants  print every point of each tune space, 'ok' or why it was\n"
                             "                   pruned, and write nothing\n"
+                            "  --no-tune        translate each tuned kernel at the file's values only, as\n"
+                            "                   without its tune line (no variants, no k_gpu_point)\n"
                             "  --parts N        write the tuned kernels' variants into N more files,\n"
                             "                   <output>.part1.cu ... .partN.cu (always N, some maybe\n"
                             "                   without a variant), for parallel compilation; default:\n"
@@ -353,6 +355,8 @@ static bool apply_flag(CommandLine *cl, const char *a)
         opt->syntax_only = true;
     else if (strcmp(a, "--list-variants") == 0)
         opt->list_variants = true;
+    else if (strcmp(a, "--no-tune") == 0)
+        opt->no_tune = true;
     else if (strcmp(a, "-g") == 0 || strcmp(a, "-g0") == 0)
         opt->debug = a[2] == '\0';
     else if (strcmp(a, "-w") == 0)
