@@ -37,7 +37,8 @@ programs=("$@")
 # Programs whose checked runs are cut down with --small.
 takes_small() {
     case "$1" in
-        gemm_test | reduce_test | attention_test* | edge_test) return 0 ;;
+        gemm_test | reduce_test | attention_test* | edge_test | gemm_sample | gemm_bias_gelu_sample | gemm_softmax_sample)
+            return 0 ;;
         *) return 1 ;;
     esac
 }
