@@ -14,6 +14,10 @@
  *                             the work after the loop (the epilogue,
  *                             fragment stores through TMA where planned).
  *
+ * Ping-pong (Sm90Plan.pingpong): each consumer warpgroup takes every
+ * other iteration whole, steps over the stages of the other's, and waits
+ * for its turn (tile90::turns) before its products.
+ *
  * Scalar declarations before the loop run on both sides (the producer's
  * copies may read them); everything else in the grid body runs in the
  * consumers, in source order. The launcher builds one tensor map per load
