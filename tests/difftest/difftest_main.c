@@ -399,6 +399,13 @@ static int run_kernel(const dt_kernel *k, uint64_t seed, int repeat, int verbose
         cudaStream_t stream = NULL;
         for (int j = 0; j < nb && ok; j++)
             ok = prepare_device(&bufs[j]);
+        /* The poisoning memsets run on the legacy stream, which the _stream
+         * pass's non-blocking stream does not wait for: without this wait they
+         * could land after its kernel and overwrite what it wrote. */
+        if (ok && dev_sync()) {
+            fail("preparing the buffers on the device failed");
+            ok = 0;
+        }
         if (!ok)
             break;
         if (pass == 0)

@@ -37,6 +37,7 @@ typedef struct Walk {
     unsigned pos;  /* next byte of the main file to copy into code */
     unsigned end;
     bool conditional;
+    bool skippable;  /* a `continue` of the iteration came before: what follows runs in some iterations only */
     bool nested;     /* inside a subscript of an access */
     int loop_depth;  /* loops and switches inside the body, for break */
     bool stmt_child; /* the cursor walked next is a statement of its own */
@@ -362,7 +363,7 @@ static void record_access(Walk *w, CXCursor c, IrBuffer *buf, CXCursor *indices,
     a->text = code_text(w, c);
     a->ndims = n;
     a->loc = loc_of(w->b, c);
-    a->conditional = w->conditional;
+    a->conditional = w->conditional || w->skippable;
     a->nested = w->nested;
     a->is_read = use != USE_WRITE;
     a->is_write = use == USE_WRITE || use == USE_READ_WRITE || use == USE_ADDRESS;
@@ -970,6 +971,8 @@ static void walk_node(Walk *w, CXCursor c, Use use)
     case CXCursor_ContinueStmt:
         if (w->loop_depth == 0 && w->mode == CODE_UNIFORM)
             refuse_in_body(w, c, "'continue'");
+        else if (w->loop_depth == 0)
+            w->skippable = true; /* the accesses after it run in some iterations only */
         return;
     case CXCursor_VarDecl:
         if (clang_Cursor_getStorageClass(c) == CX_SC_Static) {

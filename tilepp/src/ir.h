@@ -87,7 +87,7 @@ typedef struct IrAccess {
     char *subs[IR_MAX_RANK]; /* the subscripts as written */
     Affine index[IR_MAX_RANK];
     bool is_read, is_write;
-    bool conditional; /* under if, ?:, &&, ||, switch or an inner loop */
+    bool conditional; /* under if, ?:, &&, ||, switch or an inner loop, or after a continue */
     bool nested;      /* inside another access's subscript */
     bool escapes;     /* address taken, or not a whole-element access */
     SrcLoc loc;
