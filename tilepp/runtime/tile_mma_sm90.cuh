@@ -570,7 +570,7 @@ template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
      * run back to back (else ptxas serializes them, warning C7515). */
     static __device__ __forceinline__ int group()
     {
-        return GROUPS == 1 ? 0 : __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 7) - 1, 0);
+        return GROUPS == 1 ? 0 : consumer_group();
     }
     static __device__ __forceinline__ int group_m() { return WG_M == 1 ? 0 : group() / WG_N; }
     static __device__ __forceinline__ int group_n() { return WG_N == 1 ? 0 : group() % WG_N; }

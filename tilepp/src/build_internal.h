@@ -138,8 +138,6 @@ IrTune *build_tune(Builder *b, CXCursor fn, const Pragma *tune);
 
 /* build_prelude.c */
 bool build_prelude(Builder *b);
-/* Does C text `text` hold `word` as a whole identifier? */
-bool has_word(const char *text, const char *word);
 bool is_const_object(CXType t);
 /* Whether function fn, called at `user`, is defined in the main file (and
  * so can become a device function); reports at `user` if not. */

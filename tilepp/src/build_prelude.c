@@ -2,7 +2,6 @@
  * file (macros, includes, helper functions, types, constant tables). */
 #include "build_internal.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,27 +351,17 @@ static int entry_order(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-bool has_word(const char *text, const char *word)
-{
-    size_t n = strlen(word);
-    for (const char *p = strstr(text, word); p; p = strstr(p + 1, word))
-        if ((p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
-            !(isalnum((unsigned char)p[n]) || p[n] == '_'))
-            return true;
-    return false;
-}
-
 /* Whether C text that goes into the CUDA (the kernels, the declarations
  * they use) says `restrict`, which CUDA C++ spells __restrict__: the prelude
  * then starts with a macro that says so. */
 static bool uses_restrict(Builder *b, const Closure *cl)
 {
     for (int i = 0; i < cl->items.len; i++)
-        if (has_word(fe_cursor_text(b->fe, ((PreludeItem *)cl->items.items[i])->cursor), "restrict"))
+        if (text_mentions(fe_cursor_text(b->fe, ((PreludeItem *)cl->items.items[i])->cursor), "restrict"))
             return true;
     for (int i = 0; i < b->fe->attached.len; i++) {
         const Attached *a = b->fe->attached.items[i];
-        if (a->pragma->kind == PRAGMA_KERNEL && has_word(fe_cursor_text(b->fe, a->target), "restrict"))
+        if (a->pragma->kind == PRAGMA_KERNEL && text_mentions(fe_cursor_text(b->fe, a->target), "restrict"))
             return true;
     }
     return false;

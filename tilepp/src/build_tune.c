@@ -185,7 +185,7 @@ static bool params_fit_tuning(const IrKernel *k, const IrTune *t)
             }
         for (int d = 0; d < buf->rank; d++)
             for (int j = 0; j < t->nparams && buf->extents[d]; j++)
-                if (has_word(buf->extents[d], t->params[j].name)) {
+                if (text_mentions(buf->extents[d], t->params[j].name)) {
                     error_at(p->loc,
                              "the extent of '%s' uses the tuned constant '%s': a parameter's type must be the "
                              "same at every point of the space",

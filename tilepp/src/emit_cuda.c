@@ -669,7 +669,6 @@ static void put_launch(Out *o, const KernelPlan *kp, const ParallelPlan *pp)
     put(o, "    }\n");
 }
 
-/* `text` as the inside of a C string literal. */
 /* A C string literal's body: quotes, backslashes and control bytes escaped. */
 char *c_string(const char *text)
 {

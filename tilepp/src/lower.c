@@ -1,19 +1,6 @@
 #include "lower.h"
 
-#include <ctype.h>
 #include <string.h>
-
-bool text_mentions(const char *text, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-        bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-        bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
-        if (start && end)
-            return true;
-    }
-    return false;
-}
 
 bool same_index(const IrAccess *a, const IrAccess *b, int depth)
 {

@@ -333,7 +333,4 @@ int sm90_store_index(const Sm90Plan *p, const IrTileOp *op);
 void needed_decls(const IrKernel *k, int end, bool (*reads)(const void *ctx, const char *name), const void *ctx,
                   Vec *out);
 
-/* True if `text` contains `name` as a whole identifier. */
-bool text_mentions(const char *text, const char *name);
-
 #endif

@@ -684,10 +684,9 @@ static long long widest_product(const Sm90Plan *p)
  * memory, nothing preloaded. The producer copies the tiles in order, each
  * warpgroup steps over the stages of the other's tiles, and the two take
  * turns at their products (tile90::turns). The tensor cores then multiply
- * one warpgroup's tile while the other
- * runs its epilogue (the bias and activation of a fused GEMM, the
- * conversion and the stores), instead of idling until the block's tile is
- * out. Preferred to sharing tiles wherever it applies: on the H200 a
+ * one warpgroup's tile while the other runs its epilogue (the bias and
+ * activation of a fused GEMM, the conversion and the stores), instead of
+ * idling until the block's tile is out. Preferred to sharing tiles wherever it applies: on the H200 a
  * 128 x 128 x 64 GEMM ran at 744 TFLOP/s ping-pong against 726 shared,
  * with a tanh GELU epilogue 711 against 665 (bench/RESULTS.md). (A
  * 128 x 256 tile, whose accumulator only two warpgroups hold, stays
@@ -707,14 +706,13 @@ static bool plan_pingpong(Sm90Plan *p, const GridPlan *gp, int warpgroups, long 
     int products = 0;
     for (int i = 0; i < p->pipe->body.len; i++) {
         const IrStmt *s = p->pipe->body.items[i];
-        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM)
-            products += s->op->a->space == SPACE_SHARED ? 1 : 2;
+        products += s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM;
     }
     const IrBuffer *c = p->gemm->c;
     const char *why = NULL;
     long long alone = 0;
-    if (products != 1 || !arrange_groups(p, c->dims[0], c->dims[1], 1, NULL) || !plan_fragments(p, gp, &alone, &why) ||
-        alone > PINGPONG_MAX_ACCUM)
+    if (products != 1 || p->gemm->a->space != SPACE_SHARED || !arrange_groups(p, c->dims[0], c->dims[1], 1, NULL) ||
+        !plan_fragments(p, gp, &alone, &why) || alone > PINGPONG_MAX_ACCUM)
         return false;
     p->pingpong = true;
     p->consumers = 2;

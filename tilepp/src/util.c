@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,3 +206,15 @@ char *read_file(const char *path, size_t *len)
 }
 
 const char *unqualified(const char *spelling) { return str_starts_with(spelling, "const ") ? spelling + 6 : spelling; }
+
+bool text_mentions(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        bool start = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool end = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+        if (start && end)
+            return true;
+    }
+    return false;
+}

@@ -58,5 +58,7 @@ bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 /* A type's spelling without a leading `const `: "const half" -> "half". */
 const char *unqualified(const char *spelling);
+/* True if C text `text` contains `name` as a whole identifier. */
+bool text_mentions(const char *text, const char *name);
 
 #endif
