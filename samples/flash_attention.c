@@ -126,8 +126,11 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
                 }
 #pragma tile parallel
                 for (int i = 0; i < BM; i++)
+                    l[i] = l[i] > 0.0f ? 1.0f / l[i] : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
+#pragma tile parallel
+                for (int i = 0; i < BM; i++)
                     for (int j = 0; j < HEAD_DIM; j++)
-                        Acc[i][j] = l[i] > 0.0f ? Acc[i][j] / l[i] : 0.0f;
+                        Acc[i][j] *= l[i];
                 tile_store(O[b][h], Acc, qb * BM, 0, seq, HEAD_DIM);
             }
 }
@@ -204,8 +207,11 @@ void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal
                 }
 #pragma tile parallel
                 for (int i = 0; i < BM; i++)
+                    l[i] = l[i] > 0.0f ? 1.0f / l[i] : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
+#pragma tile parallel
+                for (int i = 0; i < BM; i++)
                     for (int j = 0; j < HEAD_DIM; j++)
-                        Acc[i][j] = l[i] > 0.0f ? Acc[i][j] / l[i] : 0.0f;
+                        Acc[i][j] *= l[i];
                 tile_store(O[b], Acc, qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
             }
 }

@@ -3,7 +3,8 @@
  * attention score row of a short sequence, a classifier's logits over a
  * small vocabulary). The whole row of the product is in the block's
  * accumulator, so the softmax runs there, in registers: a masked maximum,
- * the exponentials and their sum, the normalisation, one store of P.
+ * the exponentials and their sum, the normalisation (a multiply by each
+ * row's reciprocal sum), one store of P.
  * Nothing intermediate touches memory; the unfused pair (a GEMM into a
  * temporary, then a softmax kernel) writes and reads M x N twice more.
  *
@@ -30,7 +31,7 @@ void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], h
 #pragma tile shared
         half As[BM][BK], Bs[BK][BN];
 #pragma tile fragment
-        float S[BM][BN], row_max[BM], row_sum[BM];
+        float S[BM][BN], row_max[BM], row_sum[BM], row_inv[BM];
         tile_clear(S);
 #pragma tile pipelined stages(3)
         for (int k = 0; k < tile_cdiv(K, BK); k++) {
@@ -49,10 +50,17 @@ void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], h
             for (int j = 0; j < BN; j++)
                 S[i][j] = expf(S[i][j] - row_max[i]);
         tile_reduce_sum(S, row_sum, 1, 1);
+        /* one division a row, then a multiply an element: IEEE division of
+         * every element is a routine of about ten instructions with a slow
+         * path for subnormal quotients, which long rows of exponentials
+         * take often (the fused kernel ran 1.5-1.8x longer with it) */
+#pragma tile parallel
+        for (int i = 0; i < BM; i++)
+            row_inv[i] = 1.0f / row_sum[i];
 #pragma tile parallel
         for (int i = 0; i < BM; i++)
             for (int j = 0; j < BN; j++)
-                S[i][j] = S[i][j] / row_sum[i];
+                S[i][j] = S[i][j] * row_inv[i];
         tile_store(P, S, by * BM, 0, M, N);
     }
 }
