@@ -47,7 +47,9 @@
  * (128 values) and of the scores then fits its registers. */
 enum {
     BM = HEAD_DIM > 128 ? 64 : 128,
-    BN = HEAD_DIM <= 64 ? 128 : HEAD_DIM <= 128 ? 64 : 32,
+    BN = HEAD_DIM <= 64    ? 128
+         : HEAD_DIM <= 128 ? 64
+                           : 32,
     THREADS = HEAD_DIM > 128 ? 128 : 256
 };
 
@@ -62,9 +64,9 @@ enum { STAGES = 3 };
 #else
 #pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
 #endif
-void flash_attention(int batch, int heads, int seq, int causal, float scale,
-                     const ELEM Q[batch][heads][seq][HEAD_DIM], const ELEM K[batch][heads][seq][HEAD_DIM],
-                     const ELEM V[batch][heads][seq][HEAD_DIM], ELEM O[batch][heads][seq][HEAD_DIM])
+void flash_attention(int batch, int heads, int seq, int causal, float scale, const ELEM Q[batch][heads][seq][HEAD_DIM],
+                     const ELEM K[batch][heads][seq][HEAD_DIM], const ELEM V[batch][heads][seq][HEAD_DIM],
+                     ELEM O[batch][heads][seq][HEAD_DIM])
 {
 #pragma tile grid
     for (int b = 0; b < batch; b++)
@@ -126,7 +128,8 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale,
                 }
 #pragma tile parallel
                 for (int i = 0; i < BM; i++)
-                    l[i] = l[i] > 0.0f ? 1.0f / l[i] : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
+                    l[i] = l[i] > 0.0f ? 1.0f / l[i]
+                                       : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
 #pragma tile parallel
                 for (int i = 0; i < BM; i++)
                     for (int j = 0; j < HEAD_DIM; j++)
@@ -207,7 +210,8 @@ void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal
                 }
 #pragma tile parallel
                 for (int i = 0; i < BM; i++)
-                    l[i] = l[i] > 0.0f ? 1.0f / l[i] : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
+                    l[i] = l[i] > 0.0f ? 1.0f / l[i]
+                                       : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
 #pragma tile parallel
                 for (int i = 0; i < BM; i++)
                     for (int j = 0; j < HEAD_DIM; j++)

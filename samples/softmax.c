@@ -26,11 +26,11 @@ void softmax_f32(int rows, int cols, int valid, const float x[rows][cols], float
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = -INFINITY;
-#pragma tile parallel vector(VEC) reduce(max: m)
+#pragma tile parallel vector(VEC) reduce(max : m)
         for (int c = 0; c < valid; c++)
             m = fmaxf(m, x[r][c]);
         float s = 0.0f;
-#pragma tile parallel vector(VEC) reduce(+: s)
+#pragma tile parallel vector(VEC) reduce(+ : s)
         for (int c = 0; c < valid; c++)
             s += exp2f((x[r][c] - m) * LOG2E);
         float inv = 1.0f / s;
@@ -53,11 +53,11 @@ void softmax_f16(int rows, int cols, int valid, const half x[rows][cols], half y
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float m = -INFINITY;
-#pragma tile parallel vector(VEC) reduce(max: m)
+#pragma tile parallel vector(VEC) reduce(max : m)
         for (int c = 0; c < valid; c++)
             m = fmaxf(m, x[r][c]);
         float s = 0.0f;
-#pragma tile parallel vector(VEC) reduce(+: s)
+#pragma tile parallel vector(VEC) reduce(+ : s)
         for (int c = 0; c < valid; c++)
             s += exp2f((x[r][c] - m) * LOG2E);
         float inv = 1.0f / s;
@@ -85,7 +85,7 @@ void softmax_tile_f16(int rows, int cols, int valid, const half x[rows][cols], h
 #pragma tile grid
     for (int rb = 0; rb < tile_cdiv(rows, TILE_ROWS); rb++) {
 #pragma tile fragment
-        float t[TILE_ROWS][TILE_COLS], m[TILE_ROWS], s[TILE_ROWS];
+        float t[TILE_ROWS][TILE_COLS], m[TILE_ROWS], s[TILE_ROWS], inv[TILE_ROWS];
         tile_load(t, x, rb * TILE_ROWS, 0, rows, cols);
 #pragma tile parallel
         for (int i = 0; i < TILE_ROWS; i++)
@@ -100,8 +100,11 @@ void softmax_tile_f16(int rows, int cols, int valid, const half x[rows][cols], h
         tile_reduce_sum(t, s, 1, 1);
 #pragma tile parallel
         for (int i = 0; i < TILE_ROWS; i++)
+            inv[i] = s[i] > 0.0f ? 1.0f / s[i] : 0.0f; /* a division a row, not one an element */
+#pragma tile parallel
+        for (int i = 0; i < TILE_ROWS; i++)
             for (int j = 0; j < TILE_COLS; j++)
-                t[i][j] = s[i] > 0.0f ? t[i][j] / s[i] : 0.0f;
+                t[i][j] *= inv[i];
         tile_store(y, t, rb * TILE_ROWS, 0, rows, cols);
     }
 }

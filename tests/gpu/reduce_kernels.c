@@ -17,7 +17,7 @@ void row_stats(int rows, int cols, float offset, const float x[rows][cols], floa
     for (int r = 0; r < rows; r++) {
         float mn = INFINITY, mx = -INFINITY;
         float s = offset;
-#pragma tile parallel reduce(min: mn) reduce(max: mx) reduce(+: s)
+#pragma tile parallel reduce(min : mn) reduce(max : mx) reduce(+ : s)
         for (int c = 0; c < cols; c++) {
             float v = x[r][c];
             mn = v < mn ? v : mn;
@@ -42,13 +42,13 @@ void online_softmax(int rows, int cols, const float x[rows][cols], float y[rows]
         for (int c0 = 0; c0 < cols; c0 += CHUNK) {
             int end = tile_min(c0 + CHUNK, cols);
             float mc = -INFINITY;
-#pragma tile parallel reduce(max: mc)
+#pragma tile parallel reduce(max : mc)
             for (int c = c0; c < end; c++)
                 mc = fmaxf(mc, x[r][c]);
             float mn = fmaxf(m, mc);
             float shift = mn == -INFINITY ? 0.0f : mn; /* a chunk of -inf so far: nothing to rescale */
             float sc = 0.0f;
-#pragma tile parallel vector(2) reduce(+: sc)
+#pragma tile parallel vector(2) reduce(+ : sc)
             for (int c = c0; c < end; c++)
                 sc += expf(x[r][c] - shift);
             s = s * expf(m - shift) + sc;
@@ -71,14 +71,14 @@ void shared_row(int rows, int cols, const half x[rows][cols], float y[rows][cols
         float row[ROW_CACHE];
         int n = tile_min(cols, ROW_CACHE);
         float sum = 0.0f;
-#pragma tile parallel reduce(+: sum)
+#pragma tile parallel reduce(+ : sum)
         for (int c = 0; c < n; c++) {
             row[c] = x[r][c];
             sum += row[c];
         }
         float mean = sum / n;
         float peak = 0.0f;
-#pragma tile parallel reduce(max: peak)
+#pragma tile parallel reduce(max : peak)
         for (int c = 0; c < n; c++) {
             row[c] = row[c] - mean;
             peak = fmaxf(peak, fabsf(row[c]));
@@ -115,7 +115,7 @@ void slice_normalize(int batches, int m, int n, const float x[batches][m][n], fl
 #pragma tile grid
     for (int b = 0; b < batches; b++) {
         float ss = 0.0f;
-#pragma tile parallel vector(4) reduce(+: ss)
+#pragma tile parallel vector(4) reduce(+ : ss)
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++)
                 ss = ss + x[b][i][j] * x[b][i][j];
@@ -139,7 +139,7 @@ void vector_facts(int n, float floor_value, const float *x, float facts[4], floa
     int all_finite = 1;
     unsigned bits = 0u;
     float s = 0.0f;
-#pragma tile parallel reduce(+: positives, s) reduce(max: peak) reduce(&&: all_finite) reduce(|: bits)
+#pragma tile parallel reduce(+ : positives, s) reduce(max : peak) reduce(&& : all_finite) reduce(| : bits)
     for (int i = 0; i < n; i++) {
         if (x[i] > 0.0f)
             positives++;
@@ -148,7 +148,7 @@ void vector_facts(int n, float floor_value, const float *x, float facts[4], floa
         bits |= 1u << (i % 32);
         s += x[i];
     }
-#pragma tile parallel reduce(+: s)
+#pragma tile parallel reduce(+ : s)
     for (int i = 0; i < n; i += 2)
         s += 2.0f * x[i];
     float mean = n > 0 ? s / n : 0.0f;
@@ -168,7 +168,7 @@ void vector_facts(int n, float floor_value, const float *x, float facts[4], floa
 void scaled_gemm(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N])
 {
     float amax = 0.0f;
-#pragma tile parallel reduce(max: amax)
+#pragma tile parallel reduce(max : amax)
     for (int i = 0; i < M * K; i++)
         amax = fmaxf(amax, fabsf(A[i / K][i % K]));
     float inv = 1.0f / amax;
@@ -206,7 +206,7 @@ void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weigh
 #pragma tile grid
     for (int r = 0; r < rows; r++) {
         float ss = 0.0f;
-#pragma tile parallel vector(8) reduce(+: ss)
+#pragma tile parallel vector(8) reduce(+ : ss)
         for (int c = 0; c < cols; c++)
             ss += (float)x[r][c] * (float)x[r][c];
         float inv = 1.0f / sqrtf(ss / cols + 1e-6f);
@@ -330,6 +330,28 @@ void fragment_softmax(int M, int N, const float X[M][N], float Y[M][N])
             for (int j = 0; j < 64; j++)
                 S[i][j] = S[i][j] / l[i];
         tile_store(Y, S, by * 64, 0, M, N);
+    }
+}
+
+/* Rows of a wide half tile scaled by their largest magnitude and shifted by
+ * their mean, in a block of more warps than the tile has rows: the strips
+ * layout puts two warps side by side over each row, and the row reductions
+ * combine across them through shared memory. */
+#pragma tile kernel threads(1024)
+void wide_rows(int M, int N, const half X[M][N], half Y[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 16); by++) {
+#pragma tile fragment
+        float T[16][1024], a[16], s[16];
+        tile_load(T, X, by * 16, 0, M, N);
+        tile_reduce_absmax(T, a, 1, 1);
+        tile_reduce_sum(T, s, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < 16; i++)
+            for (int j = 0; j < 1024; j++)
+                T[i][j] = (a[i] > 0.0f ? T[i][j] / a[i] : 0.0f) - s[i] * (1.0f / 1024);
+        tile_store(Y, T, by * 16, 0, M, N);
     }
 }
 

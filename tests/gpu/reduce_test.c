@@ -48,6 +48,7 @@ void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const h
 void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]);
 void fragment_softmax(int M, int N, const float X[M][N], float Y[M][N]);
 void row_scale_shift(int M, int N, float floor_value, const float X[M][N], float Y[M][N]);
+void wide_rows(int M, int N, const half X[M][N], half Y[M][N]);
 void gemm_softmax_64(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
 void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], half P[M][N]);
 void row_max_store(int M, int N, float shift, const float X[M][N], float mx[M], float shifted[M]);
@@ -190,6 +191,16 @@ static void test_row_scale_shift(int M, int N)
     gc_finish(&c, row_scale_shift_gpu(M, N, 0.25f, x->dev, y->dev), "row_scale_shift %dx%d", M, N);
 }
 
+static void test_wide_rows(int M, int N, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F16, (size_t)M * N, 0), *y = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_HALF);
+    shape_input(x, M, N, N, kind);
+    wide_rows(M, N, x->host, y->host);
+    gc_finish(&c, wide_rows_gpu(M, N, x->dev, y->dev), "wide_rows %dx%d %s", M, N, data_names[kind]);
+}
+
 static void test_gemm_softmax(int M, int N, int K)
 {
     gc_case c;
@@ -234,8 +245,8 @@ static void test_chain_gemm(int M, int K, int N1, int N2)
     gc_buf *d = gc_in(&c, GC_BF16, (size_t)N2 * N1, 0);
     gc_buf *out = gc_out(&c, GC_F32, (size_t)M * N2, 0, TOL_HALF);
     chain_gemm_bf16(M, K, N1, N2, a->host, b->host, d->host, out->host);
-    gc_finish(&c, chain_gemm_bf16_gpu(M, K, N1, N2, a->dev, b->dev, d->dev, out->dev), "chain_gemm_bf16 %dx%dx%dx%d",
-              M, K, N1, N2);
+    gc_finish(&c, chain_gemm_bf16_gpu(M, K, N1, N2, a->dev, b->dev, d->dev, out->dev), "chain_gemm_bf16 %dx%dx%dx%d", M,
+              K, N1, N2);
 }
 
 /* Shared-tile reductions take each line in index order, as the CPU does:
@@ -417,8 +428,8 @@ int main(int argc, char **argv)
         test_softmax(t ? GC_F16 : GC_F32, 13, 5001, 4999, DATA_LARGE);
         test_softmax(t ? GC_F16 : GC_F32, 1, 77, 77, DATA_NEG_INF);
     }
-    static const int tile_shapes[][3] = {{1, 1, 1},     {16, 1024, 1024}, {17, 1000, 999}, {300, 256, 256},
-                                         {33, 777, 1},  {5000, 1024, 1000}, {64, 8, 0}};
+    static const int tile_shapes[][3] = {{1, 1, 1},    {16, 1024, 1024},   {17, 1000, 999}, {300, 256, 256},
+                                         {33, 777, 1}, {5000, 1024, 1000}, {64, 8, 0}};
     for (size_t i = 0; i < sizeof tile_shapes / sizeof *tile_shapes; i++)
         test_softmax_tile(tile_shapes[i][0], tile_shapes[i][1], tile_shapes[i][2], DATA_RANDOM);
     test_softmax_tile(45, 1024, 1021, DATA_NEG_INF);
@@ -472,6 +483,11 @@ int main(int argc, char **argv)
     }
     test_fragment_softmax(77, 40, DATA_NEG_INF);
     test_fragment_softmax(77, 40, DATA_LARGE);
+    /* strips across warps; rows of a multiple of 8 halves move in 16-byte strips, the others element by element */
+    static const int wide_shapes[][2] = {{1, 1}, {16, 1024}, {100, 1000}, {50, 777}, {33, 8}};
+    for (size_t i = 0; i < sizeof wide_shapes / sizeof *wide_shapes; i++)
+        test_wide_rows(wide_shapes[i][0], wide_shapes[i][1], DATA_RANDOM);
+    test_wide_rows(40, 1024, DATA_LARGE);
     static const int gs_shapes[][3] = {{1, 1, 8}, {64, 64, 32}, {200, 50, 136}, {512, 64, 256}, {300, 64, 40}};
     for (size_t i = 0; i < sizeof gs_shapes / sizeof *gs_shapes; i++)
         test_gemm_softmax(gs_shapes[i][0], gs_shapes[i][1], gs_shapes[i][2]);

@@ -468,9 +468,11 @@ static void teams_and_streams(void **state)
         assert_int_equal(gp->variants[i].team, 128);
 }
 
-/* Each fragment of a grid gets a layout (2-D: the accumulator of the
- * grid's warps; 1-D: spread), and a parallel loop over a 2-D fragment's
- * indices runs on its layout, touching no memory the barrier plan counts. */
+/* Each fragment of a grid gets a layout (2-D, in a block without products:
+ * strips, 16 bytes of the float matrix it moves (4 columns), the 8 warps
+ * stacked over the rows; 1-D: spread), and a parallel loop over a 2-D
+ * fragment's indices runs on its layout, touching no memory the barrier
+ * plan counts. */
 static void fragment_layouts(void **state)
 {
     (void)state;
@@ -497,9 +499,12 @@ static void fragment_layouts(void **state)
     assert_int_equal(gp->layouts.len, 3);
     for (int i = 0; i < gp->layouts.len; i++) {
         const FragLayout *l = gp->layouts.items[i];
-        assert_int_equal(l->kind, l->frag->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD);
-        if (l->kind == LAYOUT_ACCUM) {
-            assert_int_equal(l->warps_m * l->warps_n, 256 / 32);
+        assert_int_equal(l->kind, l->frag->rank == 2 ? LAYOUT_STRIPS : LAYOUT_SPREAD);
+        if (l->kind == LAYOUT_STRIPS) {
+            assert_int_equal(l->warps_m, 8);
+            assert_int_equal(l->warps_n, 1);
+            assert_int_equal(l->vec, 4);
+            assert_int_equal(l->lanes, 8); /* 8 lanes of 16 bytes: a 128-byte line a row */
             assert_int_equal(l->warps_m, gp->warps_m);
         }
     }
@@ -566,16 +571,16 @@ static void row_fragments(void **state)
     assert_int_equal(pp->layout->kind, LAYOUT_ROWS);
 }
 
-/* A fragment of fewer rows than the warps could stack along (16 rows, 8
- * warps): the warps sit side by side over its rows, and the reductions of
- * its rows combine across them (tile80::reduce_rows, through shared
- * memory): the 1-D fragments still hold its rows. */
+/* Strips of a fragment of fewer rows than the warps (16 rows, 32 warps):
+ * two warps side by side over each row, whose reductions combine across
+ * them (tile80::reduce_rows, through shared memory); the 1-D fragments
+ * still hold its rows. Strips of 16 bytes of the half matrices moved. */
 static void row_fragments_across_warps(void **state)
 {
     (void)state;
     Plan *plan = unit_lower("#include <math.h>\n"
                             "#include <tilepp/tile.h>\n"
-                            "#pragma tile kernel threads(256)\n"
+                            "#pragma tile kernel threads(1024)\n"
                             "void k(int R, int C, const half X[R][C], half Y[R][C])\n"
                             "{\n"
                             "#pragma tile grid\n"
@@ -594,12 +599,63 @@ static void row_fragments_across_warps(void **state)
     if (!plan)
         fail_msg("refused:\n%s", unit_diag());
     const GridPlan *gp = unit_grid_plan(plan, "k", 0);
-    assert_int_equal(gp->warps_m, 1);
-    assert_int_equal(gp->warps_n, 8);
+    assert_int_equal(gp->warps_m, 16);
+    assert_int_equal(gp->warps_n, 2);
+    const FragLayout *t = fragment_layout(gp, gp->grid->tiles.items[0]);
+    assert_int_equal(t->kind, LAYOUT_STRIPS);
+    assert_int_equal(t->vec, 8);
+    assert_int_equal(t->lanes, 32); /* a warp a row: one row a warp tile */
     const FragLayout *l = fragment_layout(gp, gp->grid->tiles.items[1]);
     assert_string_equal(l->frag->name, "m");
     assert_int_equal(l->kind, LAYOUT_ROWS);
     assert_string_equal(l->of->name, "t");
+}
+
+/* Strips where an accumulator cannot go (8 rows over 8 warps, which an
+ * accumulator would need 16 rows a warp for): a warp a row, strips of 4
+ * floats; and the accumulator kept in a block whose 2-D fragments differ in
+ * shape (their elements must line up across loops and copies). */
+static void strips_choice(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower("#include <tilepp/tile.h>\n"
+                            "#pragma tile kernel threads(256)\n"
+                            "void k(int M, int N, const float X[M][N], float m[M])\n"
+                            "{\n"
+                            "#pragma tile grid\n"
+                            "    for (int rb = 0; rb < tile_cdiv(M, 8); rb++) {\n"
+                            "#pragma tile fragment\n"
+                            "        float t[8][1024], r[8];\n"
+                            "        tile_load(t, X, rb * 8, 0, M, N);\n"
+                            "        tile_reduce_max(t, r, 1, 1);\n"
+                            "        tile_store(m, r, rb * 8, M);\n"
+                            "    }\n"
+                            "}\n"
+                            "#pragma tile kernel threads(128)\n"
+                            "void k2(int M, const float X[M][64], float Y[M][32])\n"
+                            "{\n"
+                            "#pragma tile grid\n"
+                            "    for (int rb = 0; rb < tile_cdiv(M, 64); rb++) {\n"
+                            "#pragma tile fragment\n"
+                            "        float a[64][64], b[64][32];\n"
+                            "        tile_load(a, X, rb * 64, 0, M, 64);\n"
+                            "        tile_load(b, X, rb * 64, 0, M, 64);\n"
+                            "        tile_store(Y, b, rb * 64, 0, M, 32);\n"
+                            "    }\n"
+                            "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "k", 0);
+    const FragLayout *t = fragment_layout(gp, gp->grid->tiles.items[0]);
+    assert_int_equal(t->kind, LAYOUT_STRIPS);
+    assert_int_equal(t->warps_m, 8);
+    assert_int_equal(t->warps_n, 1);
+    assert_int_equal(t->vec, 4);
+    assert_int_equal(t->lanes, 32);
+    assert_int_equal(fragment_layout(gp, gp->grid->tiles.items[1])->kind, LAYOUT_ROWS);
+    const GridPlan *gp2 = unit_grid_plan(plan, "k2", 0);
+    for (int i = 0; i < gp2->layouts.len; i++)
+        assert_int_equal(((const FragLayout *)gp2->layouts.items[i])->kind, LAYOUT_ACCUM);
 }
 
 /* No registers across loops whose bounds change between them, or for a
@@ -694,6 +750,7 @@ int main(void)
         UNIT_TEST(fragment_layouts),
         UNIT_TEST(row_fragments),
         UNIT_TEST(row_fragments_across_warps),
+        UNIT_TEST(strips_choice),
         UNIT_TEST(no_registers_between_loops),
         UNIT_TEST(reductions_over_the_grid),
     };

@@ -407,6 +407,7 @@ template <int BM_, int BN_, int WARPS_M, int WARPS_N> struct accum {
     static constexpr int COUNT = MI * NI * 4;
     static constexpr int ROW_STEP = 16; /* rows between the pieces mi and mi + 1 */
     static constexpr int WARP_COLS = WARPS_N; /* warps side by side over a row */
+    static constexpr int ROW_LANES = 4;       /* consecutive lanes sharing a row (a quad) */
 
     float v[COUNT];
 
@@ -447,6 +448,82 @@ template <int BM_, int BN_, int WARPS_M, int WARPS_N> struct accum {
     static __device__ __forceinline__ int row_slot(int i) { return (i / (NI * 4)) * 2 + ((i >> 1) & 1); }
     static __device__ __forceinline__ int slot_row(int s) { return row0() + (s >> 1) * ROW_STEP + (s & 1) * 8; }
 };
+
+/* ---- strips ----
+ * The layout of a fragment no product writes (loaded, combined element by
+ * element, reduced along rows, stored): each thread holds strips of VEC
+ * consecutive columns of a row, so that a load or store of a strip moves 16
+ * bytes, and a row's values sit in consecutive lanes of one warp (its
+ * reduction is a butterfly of shuffles among them). The BM x BN tile is cut
+ * into WARPS_M x WARPS_N warp tiles of WTM x WTN, warp w owning warp tile
+ * (w / WARPS_N, w % WARPS_N). Inside it the 32 lanes stand LR x LC: LC lanes
+ * side by side cover LC * VEC columns of a row, and the warp steps LR rows
+ * (row slots) and LC * VEC columns (NQ strips a row) at a time. A row's
+ * reduction takes log2(LC) shuffles a row slot: lowering picks LC as small
+ * as keeps each row's part of a warp's access a whole 128-byte line. Value
+ * (s * NQ + q) * VEC + e of a thread sits at row row0() + s * LR, column
+ * col0() + q * LC * VEC + e. The same interface as accum (rows_frag,
+ * reduce_rows, for_each), so that what runs on one runs on the other. */
+template <int BM_, int BN_, int WARPS_M, int WARPS_N, int VEC_, int LC_> struct strips {
+    static constexpr int BM = BM_, BN = BN_, VEC = VEC_;
+    static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;
+    static constexpr int LC = LC_, LR = 32 / LC;
+    static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0 && LC > 0 && LC <= 32 && (LC & (LC - 1)) == 0 &&
+                      WTN % (LC * VEC) == 0 && WTM % LR == 0,
+                  "tile80::strips: the warp tile must split into whole strips of whole rows");
+    static constexpr int NQ = WTN / (LC * VEC);
+    static constexpr int ROW_SLOTS = WTM / LR;
+    static constexpr int COUNT = ROW_SLOTS * NQ * VEC;
+    static constexpr int WARP_COLS = WARPS_N;
+    static constexpr int ROW_LANES = LC;
+
+    float v[COUNT];
+
+    static __device__ __forceinline__ int lane() { return (int)threadIdx.x & 31; }
+    static __device__ __forceinline__ int warp() { return (int)threadIdx.x >> 5; }
+    static __device__ __forceinline__ int warp_m() { return warp() / WARPS_N; }
+    static __device__ __forceinline__ int warp_n() { return warp() % WARPS_N; }
+    static __device__ __forceinline__ int row0() { return warp_m() * WTM + lane() / LC; }
+    static __device__ __forceinline__ int col0() { return warp_n() * WTN + (lane() % LC) * VEC; }
+    static __device__ __forceinline__ int row_slot(int i) { return i / (NQ * VEC); }
+    static __device__ __forceinline__ int slot_row(int s) { return row0() + s * LR; }
+    static __device__ __forceinline__ int row_of(int i) { return slot_row(row_slot(i)); }
+    static __device__ __forceinline__ int col_of(int i) { return col0() + ((i / VEC) % NQ) * LC * VEC + i % VEC; }
+
+    __device__ __forceinline__ void clear()
+    {
+#pragma unroll
+        for (int i = 0; i < COUNT; i++)
+            v[i] = 0.0f;
+    }
+
+    template <typename F> __device__ __forceinline__ void for_each(F f)
+    {
+#pragma unroll
+        for (int i = 0; i < COUNT; i++)
+            f(v[i], row_of(i), col_of(i));
+    }
+};
+
+namespace detail
+{
+/* VEC elements of T, aligned as one access when that is a 4-, 8- or 16-byte
+ * load or store (else element by element: chunk_ok is false). */
+template <typename T, int VEC> struct chunk {
+    static constexpr int BYTES = VEC * (int)sizeof(T);
+    static constexpr bool ok = BYTES == 4 || BYTES == 8 || BYTES == 16;
+    struct alignas(ok ? BYTES : alignof(T)) type {
+        T e[VEC];
+    };
+    /* Whether the strips of a window at column c0 of a matrix (leading
+     * dimension ld) start on a chunk boundary. */
+    static __device__ __forceinline__ bool aligned(const void *m, long long ld, long long c0)
+    {
+        return ok && (((uintptr_t)m | (uintptr_t)ld * sizeof(T) | (uintptr_t)c0 * sizeof(T)) % BYTES) == 0;
+    }
+};
+} // namespace detail
 
 /* ---- tensor-core product ----
  * Fragment loads for one 16 x 16 (A: m x k) or 16 x 16 (B: n x k) piece at
@@ -738,6 +815,41 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
         }
 }
 
+/* tile_store of strips (the window's origin r0, c0 >= 0): a strip that
+ * lies inside the matrix, on a chunk boundary, in one store; the rest
+ * element by element, nothing past the edge. */
+template <typename TO, int BM, int BN, int WM, int WN, int VEC, int LC>
+__device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long long c0, long long rows, long long cols,
+                                      const strips<BM, BN, WM, WN, VEC, LC> &C)
+{
+    typedef strips<BM, BN, WM, WN, VEC, LC> S;
+    typedef detail::chunk<TO, VEC> ch;
+    const bool aligned = ch::aligned(dst, ld, c0);
+#pragma unroll
+    for (int s = 0; s < S::ROW_SLOTS; s++) {
+        const long long r = r0 + S::slot_row(s);
+        if (r >= rows)
+            continue;
+#pragma unroll
+        for (int q = 0; q < S::NQ; q++) {
+            const long long c = c0 + S::col0() + q * S::LC * VEC;
+            const float *in = &C.v[(s * S::NQ + q) * VEC];
+            if (aligned && c + VEC <= cols) {
+                typename ch::type x;
+#pragma unroll
+                for (int e = 0; e < VEC; e++)
+                    detail::put(&x.e[e], in[e]);
+                *reinterpret_cast<typename ch::type *>(dst + r * ld + c) = x;
+            } else {
+#pragma unroll
+                for (int e = 0; e < VEC; e++)
+                    if (c + e < cols)
+                        detail::put(dst + r * ld + c + e, in[e]);
+            }
+        }
+    }
+}
+
 /* ---- element-wise tile operations ----
  * What tile_clear, tile_fill, tile_copy and the converting or 1-D forms of
  * tile_load and tile_store become: each thread visits its own elements of a
@@ -829,9 +941,10 @@ template <int L, int THREADS> struct vec_frag : frag_regs<(L + THREADS - 1) / TH
 };
 
 /* A 1-D fragment of one value per row of a 2-D fragment of type Acc
- * (tile80::accum or tile90::accum): each thread holds the rows its
- * accumulator elements sit in, v[s] for row Acc::slot_row(s), the same
- * value in the 4 threads (a quad) that share the row. Fragments whose
+ * (tile80::accum, tile90::accum or tile80::strips): each thread holds the
+ * rows its elements sit in, v[s] for row Acc::slot_row(s), the same value
+ * in the Acc::ROW_LANES threads (a quad of the accumulators) that share the
+ * row. Fragments whose
  * accumulators have the same rows and warps (any columns) have the same
  * slots: rows_of<Acc> names them by their rows only. */
 template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
@@ -844,11 +957,11 @@ template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
         for (int s = 0; s < COUNT; s++)
             f(this->v[s], 0, row_of(s));
     }
-    /* The same on one thread of each quad (of the first warp across, where
+    /* The same on one thread of each row's lanes (of the first warp across, where
      * warps sit side by side): stores write each row once. */
     template <typename F> __device__ __forceinline__ void for_each_owned(F f)
     {
-        if ((threadIdx.x & 3) == 0 && Acc::warp_n() == 0)
+        if ((threadIdx.x & (Acc::ROW_LANES - 1)) == 0 && Acc::warp_n() == 0)
             for_each(f);
     }
 };
@@ -857,10 +970,10 @@ template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
  * ABS) into dst, from the identity when clear is nonzero, else from dst's
  * value; OP is TILE_RED_MAX, _MIN or _SUM, combined as tile_combine does
  * (max and min as fmaxf and fminf: a NaN gives way, as in tile.h's CPU
- * version). A thread combines its elements of each row, then the quad that
- * shares the row combines by shuffles; where warps sit side by side over
- * the rows (WARP_COLS > 1: a fragment of few rows, such as a softmax of
- * 16 rows of 1024 over 8 warps), each warp's partial goes through shared
+ * version). A thread combines its elements of each row, then the lanes
+ * that share the row (a quad of an accumulator, up to a warp of strips)
+ * combine by shuffles; where warps sit side by side over the rows
+ * (WARP_COLS > 1: a fragment of few rows), each warp's partial goes through shared
  * memory and every warp combines them in warp order, between two barriers
  * of the block (every thread of which runs this). Sums are in a tree
  * order, not the CPU's left to right. dst: any rows_frag with Acc's rows. */
@@ -879,14 +992,14 @@ __device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_S
 #pragma unroll
     for (int s = 0; s < Acc::ROW_SLOTS; s++)
 #pragma unroll
-        for (int mask = 1; mask <= 2; mask <<= 1)
+        for (int mask = 1; mask < Acc::ROW_LANES; mask <<= 1)
             part[s] = tile_combine<OP>(part[s], tile_shfl_xor(part[s], mask));
     if constexpr (Acc::WARP_COLS > 1) {
         /* [row][warp across]; the barrier before the writes waits for the
          * readers of the previous reduction of this shape */
         __shared__ float across[Acc::BM][Acc::WARP_COLS];
         __syncthreads();
-        if ((threadIdx.x & 3) == 0)
+        if ((threadIdx.x & (Acc::ROW_LANES - 1)) == 0)
 #pragma unroll
             for (int s = 0; s < Acc::ROW_SLOTS; s++)
                 across[Acc::slot_row(s)][Acc::warp_n()] = part[s];
@@ -972,6 +1085,45 @@ __device__ __forceinline__ void write_inside(T *m, long long ld, long long r, lo
 {
     if (r >= 0 && r < rows && c >= 0 && c < cols)
         m[r * ld + c] = (T)v;
+}
+
+/* tile_load of a 2-D fragment: element (r, c) of its window at (r0, c0) of
+ * the rows x cols matrix m, rounded to TF (the fragment's element type) and
+ * held as a float; 0 outside the matrix (also before row or column 0). Any
+ * layout: each thread reads its own elements. */
+template <typename TF, typename Acc, typename T>
+__device__ __forceinline__ void load(Acc &C, const T *m, long long ld, long long r0, long long c0, long long rows,
+                                     long long cols)
+{
+    C.for_each([&](float &v, int r, int c) { v = (float)read_or_zero<TF>(m, ld, r0 + r, c0 + c, rows, cols); });
+}
+
+/* The same into strips: a strip that lies inside the matrix, on a chunk
+ * boundary, in one load (all of them issued before any is used). */
+template <typename TF, int BM, int BN, int WM, int WN, int VEC, int LC, typename T>
+__device__ __forceinline__ void load(strips<BM, BN, WM, WN, VEC, LC> &C, const T *m, long long ld, long long r0,
+                                     long long c0, long long rows, long long cols)
+{
+    typedef strips<BM, BN, WM, WN, VEC, LC> S;
+    typedef detail::chunk<T, VEC> ch;
+    const bool aligned = ch::aligned(m, ld, c0);
+#pragma unroll
+    for (int s = 0; s < S::ROW_SLOTS; s++)
+#pragma unroll
+        for (int q = 0; q < S::NQ; q++) {
+            const long long r = r0 + S::slot_row(s), c = c0 + S::col0() + q * S::LC * VEC;
+            float *out = &C.v[(s * S::NQ + q) * VEC];
+            if (aligned && r >= 0 && r < rows && c >= 0 && c + VEC <= cols) {
+                const typename ch::type x = *reinterpret_cast<const typename ch::type *>(m + r * ld + c);
+#pragma unroll
+                for (int e = 0; e < VEC; e++)
+                    out[e] = (float)(TF)x.e[e];
+            } else {
+#pragma unroll
+                for (int e = 0; e < VEC; e++)
+                    out[e] = (float)read_or_zero<TF>(m, ld, r, c + e, rows, cols);
+            }
+        }
 }
 
 /* ---- grid rasterization ----

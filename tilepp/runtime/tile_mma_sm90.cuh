@@ -558,6 +558,7 @@ template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
     static constexpr int COUNT = MI * NI * 4;
     static constexpr int ROW_STEP = 64;
     static constexpr int WARP_COLS = WG_N; /* lowering gives rows fragments WG_N == 1 only */
+    static constexpr int ROW_LANES = 4;    /* consecutive lanes sharing a row (a quad) */
 
     float v[COUNT];
     int m0, n0; /* this warpgroup's piece of the tile, computed once */

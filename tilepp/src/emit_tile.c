@@ -45,6 +45,16 @@ MatrixRef matrix_ref(const Block *bl, const IrTileOp *op)
 
 const char *elem(const IrBuffer *b) { return unqualified(b->elem.spelling); }
 
+/* The sm_80 type of a 2-D fragment's layout. */
+static const char *layout_type(const FragLayout *l)
+{
+    const IrBuffer *t = l->frag;
+    if (l->kind == LAYOUT_STRIPS)
+        return aprintf("tile80::strips<%lld, %lld, %d, %d, %d, %d>", t->dims[0], t->dims[1], l->warps_m, l->warps_n,
+                       l->vec, l->lanes);
+    return aprintf("tile80::accum<%lld, %lld, %d, %d>", t->dims[0], t->dims[1], l->warps_m, l->warps_n);
+}
+
 void put_tile_decl(Block *bl, const IrBuffer *t)
 {
     Out *o = bl->o;
@@ -55,12 +65,11 @@ void put_tile_decl(Block *bl, const IrBuffer *t)
     }
     const FragLayout *l = t->space == SPACE_FRAGMENT ? fragment_layout(gp, t) : NULL;
     if (l && l->kind == LAYOUT_ROWS)
-        putf(o, "    tile80::rows_frag<tile80::accum<%lld, %lld, %d, %d>> %s;\n", l->of->dims[0], l->of->dims[1],
-             l->warps_m, l->warps_n, t->name);
+        putf(o, "    tile80::rows_frag<%s> %s;\n", layout_type(fragment_layout(gp, l->of)), t->name);
     else if (l && l->kind == LAYOUT_SPREAD)
         putf(o, "    tile80::vec_frag<%lld, %d> %s;\n", t->dims[0], bl->k->threads, t->name);
     else if (l)
-        putf(o, "    tile80::accum<%lld, %lld, %d, %d> %s;\n", t->dims[0], t->dims[1], l->warps_m, l->warps_n, t->name);
+        putf(o, "    %s %s;\n", layout_type(l), t->name);
     else {
         const SharedPlan *sp = grid_shared(gp, t);
         const char *type = t->rank == 1 ? aprintf("tile80::smem_vec<%s, %lld>", elem(t), t->dims[0])
@@ -111,9 +120,16 @@ static void put_load(Block *bl, const IrTileOp *op, const char *indent)
          m.rows, m.cols);
 }
 
-/* A load into a fragment: each thread reads its own elements. */
+/* A load into a fragment: each thread reads its own elements (a 2-D
+ * fragment's layout picks how: strips whole where it can). */
 static void put_fragment_load(Block *bl, const IrTileOp *op, const char *indent)
 {
+    if (op->dst->rank == 2) {
+        MatrixRef m = matrix_ref(bl, op);
+        putf(bl->o, "%stile80::load<%s>(%s, %s, %s, (long long)(%s), (long long)(%s), %s, %s);\n", indent,
+             elem(op->dst), op->dst->name, m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
+        return;
+    }
     putf(bl->o, "%s%s.for_each([&](float &tile_v, int tile_r, int tile_c) { tile_v = (float)%s; });\n", indent,
          op->dst->name, window_element(bl, op, elem(op->dst)));
 }
@@ -542,8 +558,9 @@ void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in)
     const FragLayout *l = pp->layout;
     const char *f = l->frag->name;
     bool rows = l->kind == LAYOUT_ROWS;
+    const char *over = rows ? "rows" : l->kind == LAYOUT_STRIPS ? "strips layout" : "accumulator layout";
     putf(o, "%s{ // #pragma tile parallel at %s:%d: over the %s of '%s': each thread\n", in, o->names->source_name,
-         par->loc.line, rows ? "rows" : "accumulator layout", rows ? l->of->name : f);
+         par->loc.line, over, rows ? l->of->name : f);
     putf(o, "%s  // visits the elements its registers hold.\n", in);
     putf(o, "#pragma unroll\n%s    for (int tile_e = 0; tile_e < decltype(%s)::COUNT; tile_e++) {\n", in, f);
     for (int d = 0; d < par->depth; d++) {

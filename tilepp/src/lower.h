@@ -31,6 +31,8 @@ typedef struct VecBuffer {
  * the fragment and walks its elements from it. */
 typedef enum {
     LAYOUT_ACCUM,  /* 2-D: the tensor-core accumulator of warps_m x warps_n warps (tile80::accum, wgmma's) */
+    LAYOUT_STRIPS, /* 2-D, in a block without products: strips of `vec` consecutive columns of a row a thread,
+                      a row's strips in `lanes` consecutive lanes, warps_m x warps_n warps (tile80::strips) */
     LAYOUT_SPREAD, /* 1-D: element e on thread e % threads */
     LAYOUT_ROWS,   /* 1-D: one value per row of the 2-D fragment `of`, held by every thread that holds elements of
                       that row (tile_reduce_* along dim 1 gives it; `m[i]` in a loop over `of` reads it) */
@@ -39,8 +41,10 @@ typedef enum {
 typedef struct FragLayout {
     const IrBuffer *frag;
     LayoutKind kind;
-    int warps_m, warps_n; /* LAYOUT_ACCUM, and LAYOUT_ROWS's fragment */
-    const IrBuffer *of;   /* LAYOUT_ROWS */
+    int warps_m, warps_n; /* LAYOUT_ACCUM and LAYOUT_STRIPS */
+    int vec;              /* LAYOUT_STRIPS: columns a strip */
+    int lanes;            /* LAYOUT_STRIPS: consecutive lanes over a row (a power of two up to 32) */
+    const IrBuffer *of;   /* LAYOUT_ROWS: the 2-D fragment whose rows it holds (its layout: fragment_layout) */
 } FragLayout;
 
 typedef struct ParallelPlan {
@@ -286,6 +290,12 @@ long long print_chunk_rows(const IrBuffer *t);
  * barriers between statements that share memory, the views block code
  * indexes. False after reporting a loop it cannot map. */
 bool lower_block(GridPlan *gp, const IrKernel *k);
+/* The strips layout (LAYOUT_STRIPS: kind, warps and vec filled in) for the
+ * 2-D fragments of a grid without products whose 2-D fragments have one
+ * shape, for a block of `threads`; false where the grid keeps the
+ * accumulator layout. */
+bool block_strips(const GridPlan *gp, int threads, FragLayout *strips);
+
 /* The layout of fragment `frag` of the grid. */
 const FragLayout *fragment_layout(const GridPlan *gp, const IrBuffer *frag);
 /* The plan of a block-level parallel loop. */

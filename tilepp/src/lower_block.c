@@ -355,18 +355,118 @@ static bool rows_ops_ok(const Vec *body, const Vec *found, const IrBuffer *t)
     return true;
 }
 
-static bool plan_layouts(GridPlan *gp)
+/* Strips (LAYOUT_STRIPS) for the 2-D fragments of a block without
+ * products. An accumulator layout would give each thread pairs of columns
+ * of rows eight apart: its loads and stores would move 4 bytes where they
+ * can move 16, and a warp's access would touch eight rows. */
+
+static bool has_product(const Vec *body)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if ((s->kind == STMT_PIPELINED && has_product(&s->pipe->body)) ||
+            (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM))
+            return true;
+    }
+    return false;
+}
+
+/* The smallest element size in bytes among `least` (0: none yet) and the
+ * matrices that tile_load and tile_store move fragment t from or to. */
+static int smallest_moved(const Vec *body, const IrBuffer *t, int least)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_PIPELINED)
+            least = smallest_moved(&s->pipe->body, t, least);
+        if (s->kind != STMT_TILE_OP)
+            continue;
+        const IrTileOp *op = s->op;
+        bool moves_t = (op->kind == TILE_LOAD && op->dst == t) || (op->kind == TILE_STORE && op->src == t);
+        int size = moves_t ? op->mat.buf->elem.size : 0;
+        if (size > 0 && (least == 0 || size < least))
+            least = size;
+    }
+    return least;
+}
+
+/* The lanes side by side over a row of a wtm x wtn warp tile in strips of
+ * `vec` elements of `chunk` bytes: a power of two up to 32 that divides the
+ * row's strips, with 32 / lanes dividing wtm. A row slot's reduction takes
+ * log2(lanes) shuffles, so the fewest that still give each row's part of a
+ * warp's access a whole 128-byte line; else the fewest at all. 0: none. */
+static int fewest_lanes(long long wtm, long long row_strips, int from)
+{
+    for (int lanes = from; lanes <= 32; lanes *= 2)
+        if (row_strips % lanes == 0 && wtm % (32 / lanes) == 0)
+            return lanes;
+    return 0;
+}
+
+static int row_lanes(long long wtm, long long wtn, int vec, int chunk)
+{
+    if (wtn % vec)
+        return 0;
+    int lanes = fewest_lanes(wtm, wtn / vec, chunk >= 128 ? 1 : 128 / chunk);
+    return lanes ? lanes : fewest_lanes(wtm, wtn / vec, 1);
+}
+
+/* The strips, if the block has no product and its 2-D fragments one shape
+ * (they then line up element by element): the widest (16 bytes of the
+ * smallest element moved, else 4 floats) that split, with the most warps
+ * stacked over the rows (fewest warps side by side over a row, whose
+ * reductions go through shared memory). False: the accumulator layout. */
+bool block_strips(const GridPlan *gp, int threads, FragLayout *strips)
+{
+    const IrGrid *g = gp->grid;
+    const IrBuffer *shape = NULL;
+    int least = 0;
+    if (has_product(&g->body))
+        return false;
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space != SPACE_FRAGMENT || t->rank != 2)
+            continue;
+        if (shape && (t->dims[0] != shape->dims[0] || t->dims[1] != shape->dims[1]))
+            return false;
+        shape = t;
+        least = smallest_moved(&g->body, t, least);
+    }
+    if (!shape)
+        return false;
+    int warps = threads / 32, size = least ? least : 4;
+    for (int vec = 16 / size; vec >= 1; vec /= 2)
+        for (int wm = warps; wm >= 1; wm--) {
+            int wn = warps / wm;
+            if (warps % wm || shape->dims[0] % wm || shape->dims[1] % wn)
+                continue;
+            int lanes = row_lanes(shape->dims[0] / wm, shape->dims[1] / wn, vec, vec * size);
+            if (lanes) {
+                *strips = (FragLayout){NULL, LAYOUT_STRIPS, wm, wn, vec, lanes, NULL};
+                return true;
+            }
+        }
+    return false;
+}
+
+static bool plan_layouts(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
     Vec found = {0};
     while (find_rows(&g->body, &found))
         ;
+    FragLayout strips;
+    bool use_strips = block_strips(gp, k->threads, &strips);
+    if (use_strips) /* the warps now stand as the strips have them */
+        gp->warps_m = strips.warps_m, gp->warps_n = strips.warps_n;
     for (int i = 0; i < g->tiles.len; i++) {
         const IrBuffer *t = g->tiles.items[i];
         if (t->space != SPACE_FRAGMENT)
             continue;
         FragLayout *l = anew(sizeof *l);
-        *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, NULL};
+        *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, 0, 0, NULL};
+        if (t->rank == 2 && use_strips)
+            l->kind = LAYOUT_STRIPS, l->vec = strips.vec, l->lanes = strips.lanes;
         if (t->rank == 1 && (l->of = rows_of(&found, t)) != NULL) {
             l->kind = LAYOUT_ROWS;
             if (!rows_ops_ok(&g->body, &found, t))
@@ -933,7 +1033,7 @@ static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
 bool lower_block(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
-    if (!plan_layouts(gp) || !plan_parallels(gp, &g->body, false))
+    if (!plan_layouts(gp, k) || !plan_parallels(gp, &g->body, false))
         return false;
     plan_streams(gp, k);
     plan_caches(gp, &g->body);
