@@ -825,6 +825,19 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
     typedef strips<BM, BN, WM, WN, VEC, LC> S;
     typedef detail::chunk<TO, VEC> ch;
     const bool aligned = ch::aligned(dst, ld, c0);
+    if (aligned && r0 + BM <= rows && c0 + BN <= cols) { /* the whole window inside: no tests */
+        TO *base = dst + (r0 + S::row0()) * ld + c0 + S::col0();
+#pragma unroll
+        for (int i = 0; i < S::ROW_SLOTS * S::NQ; i++) {
+            typename ch::type x;
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                detail::put(&x.e[e], C.v[i * VEC + e]);
+            *reinterpret_cast<typename ch::type *>(base + (long long)(i / S::NQ) * S::LR * ld +
+                                                  (i % S::NQ) * S::LC * VEC) = x;
+        }
+        return;
+    }
 #pragma unroll
     for (int s = 0; s < S::ROW_SLOTS; s++) {
         const long long r = r0 + S::slot_row(s);
@@ -1107,6 +1120,21 @@ __device__ __forceinline__ void load(strips<BM, BN, WM, WN, VEC, LC> &C, const T
     typedef strips<BM, BN, WM, WN, VEC, LC> S;
     typedef detail::chunk<T, VEC> ch;
     const bool aligned = ch::aligned(m, ld, c0);
+    if (aligned && r0 >= 0 && c0 >= 0 && r0 + BM <= rows && c0 + BN <= cols) {
+        /* the whole window inside: every load issued before any is used */
+        typename ch::type x[S::ROW_SLOTS * S::NQ];
+        const T *base = m + (r0 + S::row0()) * ld + c0 + S::col0();
+#pragma unroll
+        for (int i = 0; i < S::ROW_SLOTS * S::NQ; i++)
+            x[i] = *reinterpret_cast<const typename ch::type *>(base + (long long)(i / S::NQ) * S::LR * ld +
+                                                                (i % S::NQ) * S::LC * VEC);
+#pragma unroll
+        for (int i = 0; i < S::ROW_SLOTS * S::NQ; i++)
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                C.v[i * VEC + e] = (float)(TF)x[i].e[e];
+        return;
+    }
 #pragma unroll
     for (int s = 0; s < S::ROW_SLOTS; s++)
 #pragma unroll
