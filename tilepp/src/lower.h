@@ -213,6 +213,7 @@ typedef struct GridPlan {
     Vec shared; /* SharedPlan* */
     long long smem_bytes;
     int warps_m, warps_n;      /* how the warps share the block's fragments */
+    FragLayout strips;         /* kind LAYOUT_STRIPS: the block's 2-D fragments are in strips (block_strips) */
     long long fragment_values; /* registers a thread holds for the block's fragments */
     int min_blocks;            /* blocks per SM the register budget must allow (__launch_bounds__) */
     bool align_variants;       /* two instantiations: 16-byte-aligned loads only, and any alignment */
@@ -290,10 +291,10 @@ long long print_chunk_rows(const IrBuffer *t);
  * barriers between statements that share memory, the views block code
  * indexes. False after reporting a loop it cannot map. */
 bool lower_block(GridPlan *gp, const IrKernel *k);
-/* The strips layout (LAYOUT_STRIPS: kind, warps and vec filled in) for the
- * 2-D fragments of a grid without products whose 2-D fragments have one
- * shape, for a block of `threads`; false where the grid keeps the
- * accumulator layout. */
+/* The strips layout (LAYOUT_STRIPS: kind, warps, vec and lanes filled in)
+ * for the 2-D fragments of a grid without products whose 2-D fragments have
+ * one shape, for a block of `threads`; false where the grid keeps the
+ * accumulator layout. lower_tile.c's plan_warps asks, once a grid. */
 bool block_strips(const GridPlan *gp, int threads, FragLayout *strips);
 
 /* The layout of fragment `frag` of the grid. */

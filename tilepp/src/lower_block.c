@@ -449,16 +449,13 @@ bool block_strips(const GridPlan *gp, int threads, FragLayout *strips)
     return false;
 }
 
-static bool plan_layouts(GridPlan *gp, const IrKernel *k)
+static bool plan_layouts(GridPlan *gp)
 {
     const IrGrid *g = gp->grid;
     Vec found = {0};
     while (find_rows(&g->body, &found))
         ;
-    FragLayout strips;
-    bool use_strips = block_strips(gp, k->threads, &strips);
-    if (use_strips) /* the warps now stand as the strips have them */
-        gp->warps_m = strips.warps_m, gp->warps_n = strips.warps_n;
+    bool use_strips = gp->strips.kind == LAYOUT_STRIPS; /* chosen with the warps (lower_tile.c's plan_warps) */
     for (int i = 0; i < g->tiles.len; i++) {
         const IrBuffer *t = g->tiles.items[i];
         if (t->space != SPACE_FRAGMENT)
@@ -466,7 +463,7 @@ static bool plan_layouts(GridPlan *gp, const IrKernel *k)
         FragLayout *l = anew(sizeof *l);
         *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, 0, 0, NULL};
         if (t->rank == 2 && use_strips)
-            l->kind = LAYOUT_STRIPS, l->vec = strips.vec, l->lanes = strips.lanes;
+            l->kind = LAYOUT_STRIPS, l->vec = gp->strips.vec, l->lanes = gp->strips.lanes;
         if (t->rank == 1 && (l->of = rows_of(&found, t)) != NULL) {
             l->kind = LAYOUT_ROWS;
             if (!rows_ops_ok(&g->body, &found, t))
@@ -1033,7 +1030,7 @@ static void plan_unroll_variants(GridPlan *gp, const IrKernel *k)
 bool lower_block(GridPlan *gp, const IrKernel *k)
 {
     const IrGrid *g = gp->grid;
-    if (!plan_layouts(gp, k) || !plan_parallels(gp, &g->body, false))
+    if (!plan_layouts(gp) || !plan_parallels(gp, &g->body, false))
         return false;
     plan_streams(gp, k);
     plan_caches(gp, &g->body);

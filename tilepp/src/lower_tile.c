@@ -319,9 +319,8 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
     }
     if (!lead)
         return true;
-    FragLayout strips;
-    if (block_strips(gp, k->threads, &strips)) { /* no product: the warps stand as the strips need */
-        gp->warps_m = strips.warps_m, gp->warps_n = strips.warps_n;
+    if (block_strips(gp, k->threads, &gp->strips)) { /* no product: the warps stand as the strips need */
+        gp->warps_m = gp->strips.warps_m, gp->warps_n = gp->strips.warps_n;
         return true;
     }
     const char *policy = gemm ? gemm->policy : NULL;
