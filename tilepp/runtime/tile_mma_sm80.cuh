@@ -488,8 +488,13 @@ template <int BM_, int BN_, int WARPS_M, int WARPS_N, int VEC_, int LC_> struct 
     static __device__ __forceinline__ int col0() { return warp_n() * WTN + (lane() % LC) * VEC; }
     static __device__ __forceinline__ int row_slot(int i) { return i / (NQ * VEC); }
     static __device__ __forceinline__ int slot_row(int s) { return row0() + s * LR; }
-    static __device__ __forceinline__ int row_of(int i) { return slot_row(row_slot(i)); }
-    static __device__ __forceinline__ int col_of(int i) { return col0() + ((i / VEC) % NQ) * LC * VEC + i % VEC; }
+    /* Strip k of the thread's STRIPS (values k * VEC .. k * VEC + VEC - 1):
+     * its row and first column in the tile. */
+    static constexpr int STRIPS = ROW_SLOTS * NQ;
+    static __device__ __forceinline__ int strip_row(int k) { return slot_row(k / NQ); }
+    static __device__ __forceinline__ int strip_col(int k) { return col0() + (k % NQ) * LC * VEC; }
+    static __device__ __forceinline__ int row_of(int i) { return strip_row(i / VEC); }
+    static __device__ __forceinline__ int col_of(int i) { return strip_col(i / VEC) + i % VEC; }
 
     __device__ __forceinline__ void clear()
     {
@@ -521,6 +526,13 @@ template <typename T, int VEC> struct chunk {
     static __device__ __forceinline__ bool aligned(const void *m, long long ld, long long c0)
     {
         return ok && (((uintptr_t)m | (uintptr_t)ld * sizeof(T) | (uintptr_t)c0 * sizeof(T)) % BYTES) == 0;
+    }
+    /* Chunk x into out[0 .. VEC - 1], each element rounded to TF. */
+    template <typename TF> static __device__ __forceinline__ void get(float *out, const type &x)
+    {
+#pragma unroll
+        for (int e = 0; e < VEC; e++)
+            out[e] = (float)(TF)x.e[e];
     }
 };
 } // namespace detail
@@ -824,42 +836,33 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
 {
     typedef strips<BM, BN, WM, WN, VEC, LC> S;
     typedef detail::chunk<TO, VEC> ch;
+    const auto put_strip = [&](TO *p, int k) { /* strip k, converted, in one store */
+        typename ch::type x;
+#pragma unroll
+        for (int e = 0; e < VEC; e++)
+            detail::put(&x.e[e], C.v[k * VEC + e]);
+        *reinterpret_cast<typename ch::type *>(p) = x;
+    };
     const bool aligned = ch::aligned(dst, ld, c0);
     if (aligned && r0 + BM <= rows && c0 + BN <= cols) { /* the whole window inside: no tests */
-        TO *base = dst + (r0 + S::row0()) * ld + c0 + S::col0();
 #pragma unroll
-        for (int i = 0; i < S::ROW_SLOTS * S::NQ; i++) {
-            typename ch::type x;
-#pragma unroll
-            for (int e = 0; e < VEC; e++)
-                detail::put(&x.e[e], C.v[i * VEC + e]);
-            *reinterpret_cast<typename ch::type *>(base + (long long)(i / S::NQ) * S::LR * ld +
-                                                  (i % S::NQ) * S::LC * VEC) = x;
-        }
+        for (int k = 0; k < S::STRIPS; k++)
+            put_strip(dst + (r0 + S::strip_row(k)) * ld + c0 + S::strip_col(k), k);
         return;
     }
 #pragma unroll
-    for (int s = 0; s < S::ROW_SLOTS; s++) {
-        const long long r = r0 + S::slot_row(s);
+    for (int k = 0; k < S::STRIPS; k++) {
+        const long long r = r0 + S::strip_row(k), c = c0 + S::strip_col(k);
         if (r >= rows)
             continue;
-#pragma unroll
-        for (int q = 0; q < S::NQ; q++) {
-            const long long c = c0 + S::col0() + q * S::LC * VEC;
-            const float *in = &C.v[(s * S::NQ + q) * VEC];
-            if (aligned && c + VEC <= cols) {
-                typename ch::type x;
-#pragma unroll
-                for (int e = 0; e < VEC; e++)
-                    detail::put(&x.e[e], in[e]);
-                *reinterpret_cast<typename ch::type *>(dst + r * ld + c) = x;
-            } else {
-#pragma unroll
-                for (int e = 0; e < VEC; e++)
-                    if (c + e < cols)
-                        detail::put(dst + r * ld + c + e, in[e]);
-            }
+        if (aligned && c + VEC <= cols) {
+            put_strip(dst + r * ld + c, k);
+            continue;
         }
+#pragma unroll
+        for (int e = 0; e < VEC; e++)
+            if (c + e < cols)
+                detail::put(dst + r * ld + c + e, C.v[k * VEC + e]);
     }
 }
 
@@ -1119,39 +1122,32 @@ __device__ __forceinline__ void load(strips<BM, BN, WM, WN, VEC, LC> &C, const T
 {
     typedef strips<BM, BN, WM, WN, VEC, LC> S;
     typedef detail::chunk<T, VEC> ch;
+    const auto strip_at = [&](long long r, long long c) { /* the strip at (r, c), in one load */
+        return *reinterpret_cast<const typename ch::type *>(m + r * ld + c);
+    };
     const bool aligned = ch::aligned(m, ld, c0);
     if (aligned && r0 >= 0 && c0 >= 0 && r0 + BM <= rows && c0 + BN <= cols) {
         /* the whole window inside: every load issued before any is used */
-        typename ch::type x[S::ROW_SLOTS * S::NQ];
-        const T *base = m + (r0 + S::row0()) * ld + c0 + S::col0();
+        typename ch::type x[S::STRIPS];
 #pragma unroll
-        for (int i = 0; i < S::ROW_SLOTS * S::NQ; i++)
-            x[i] = *reinterpret_cast<const typename ch::type *>(base + (long long)(i / S::NQ) * S::LR * ld +
-                                                                (i % S::NQ) * S::LC * VEC);
+        for (int k = 0; k < S::STRIPS; k++)
+            x[k] = strip_at(r0 + S::strip_row(k), c0 + S::strip_col(k));
 #pragma unroll
-        for (int i = 0; i < S::ROW_SLOTS * S::NQ; i++)
-#pragma unroll
-            for (int e = 0; e < VEC; e++)
-                C.v[i * VEC + e] = (float)(TF)x[i].e[e];
+        for (int k = 0; k < S::STRIPS; k++)
+            ch::template get<TF>(&C.v[k * VEC], x[k]);
         return;
     }
 #pragma unroll
-    for (int s = 0; s < S::ROW_SLOTS; s++)
-#pragma unroll
-        for (int q = 0; q < S::NQ; q++) {
-            const long long r = r0 + S::slot_row(s), c = c0 + S::col0() + q * S::LC * VEC;
-            float *out = &C.v[(s * S::NQ + q) * VEC];
-            if (aligned && r >= 0 && r < rows && c >= 0 && c + VEC <= cols) {
-                const typename ch::type x = *reinterpret_cast<const typename ch::type *>(m + r * ld + c);
-#pragma unroll
-                for (int e = 0; e < VEC; e++)
-                    out[e] = (float)(TF)x.e[e];
-            } else {
-#pragma unroll
-                for (int e = 0; e < VEC; e++)
-                    out[e] = (float)read_or_zero<TF>(m, ld, r, c + e, rows, cols);
-            }
+    for (int k = 0; k < S::STRIPS; k++) {
+        const long long r = r0 + S::strip_row(k), c = c0 + S::strip_col(k);
+        if (aligned && r >= 0 && r < rows && c >= 0 && c + VEC <= cols) {
+            ch::template get<TF>(&C.v[k * VEC], strip_at(r, c));
+            continue;
         }
+#pragma unroll
+        for (int e = 0; e < VEC; e++)
+            C.v[k * VEC + e] = (float)read_or_zero<TF>(m, ld, r, c + e, rows, cols);
+    }
 }
 
 /* ---- grid rasterization ----
