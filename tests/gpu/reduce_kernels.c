@@ -514,3 +514,113 @@ void row_sums_shared(int M, int N, const bfloat16 X[M][N], half sums[M])
         tile_store(sums, s, by * 32, M);
     }
 }
+
+/* Column reductions of fragments (dim 0). A GEMM epilogue that scales each
+ * column of its tile by the inverse of the column's absmax (the scaling of
+ * a per-column quantization), writing each row block's absmax: 128 x 128
+ * tiles, which the sm_90a variant runs ping-pong (one warpgroup a tile,
+ * four warps over its rows). */
+#pragma tile kernel threads(256)
+void gemm_col_scale(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N],
+                    float amax[tile_cdiv(M, 128)][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 128); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile shared
+            half As[128][32], Bs[32][128];
+#pragma tile fragment
+            float Cf[128][128];
+#pragma tile fragment
+            float cmax[128];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, 32); k++) {
+                tile_load(As, A, by * 128, k * 32, M, K);
+                tile_load(Bs, B, k * 32, bx * 128, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_reduce_absmax(Cf, cmax, 0, 1);
+            tile_store(amax[by], cmax, bx * 128, N);
+#pragma tile parallel
+            for (int j = 0; j < 128; j++)
+                cmax[j] = cmax[j] > 0.0f ? 1.0f / cmax[j] : 0.0f;
+#pragma tile parallel
+            for (int i = 0; i < 128; i++)
+                for (int j = 0; j < 128; j++)
+                    Cf[i][j] = Cf[i][j] * cmax[j];
+            tile_store(C, Cf, by * 128, bx * 128, M, N);
+        }
+}
+
+/* The same reduction where two consumer warpgroups share each 256 x 128
+ * tile on sm_90a (their partial column sums meet in shared memory), with
+ * the column sums of the tile then subtracted as means; and each row's max
+ * of the centred tile, stored by the threads that own the rows (of both
+ * warpgroups). */
+#pragma tile kernel threads(256)
+void gemm_col_center(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N],
+                     float sums[tile_cdiv(M, 256)][N], float row_max[tile_cdiv(N, 128)][M])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 256); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile shared
+            half As[256][32], Bs[32][128];
+#pragma tile fragment
+            float Cf[256][128];
+#pragma tile fragment
+            float s[128], r[256];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, 32); k++) {
+                tile_load(As, A, by * 256, k * 32, M, K);
+                tile_load(Bs, B, k * 32, bx * 128, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_reduce_sum(Cf, s, 0, 1);
+#pragma tile parallel
+            for (int i = 0; i < 256; i++)
+                for (int j = 0; j < 128; j++)
+                    Cf[i][j] -= s[j] * (1.0f / 256.0f);
+            tile_reduce_max(Cf, r, 1, 1);
+            tile_store(C, Cf, by * 256, bx * 128, M, N);
+            tile_store(sums[by], s, bx * 128, N);
+            tile_store(row_max[bx], r, by * 256, M);
+        }
+}
+
+/* Column statistics of a fragment in strips, over two row halves of a
+ * 64-row block: the first half's reduction clears, the second combines
+ * with it (clear = 0); the first half goes out as it is, the second less
+ * its column's max. */
+#pragma tile kernel threads(128)
+void column_stats_frag(int M, int N, const float X[M][N], float Y[M][N], float cmax[tile_cdiv(M, 64)][N],
+                       float csum[tile_cdiv(M, 64)][N], float cmin[tile_cdiv(M, 64)][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile fragment
+            float T[32][128];
+#pragma tile fragment
+            float mx[128], sm[128], mn[128];
+            tile_load(T, X, by * 64, bx * 128, M, N);
+            tile_reduce_max(T, mx, 0, 1);
+            tile_reduce_sum(T, sm, 0, 1);
+            tile_reduce_min(T, mn, 0, 1);
+            tile_store(Y, T, by * 64, bx * 128, M, N);
+            tile_load(T, X, by * 64 + 32, bx * 128, M, N);
+            tile_reduce_max(T, mx, 0, 0);
+            tile_reduce_sum(T, sm, 0, 0);
+            tile_reduce_min(T, mn, 0, 0);
+#pragma tile parallel
+            for (int i = 0; i < 32; i++)
+                for (int j = 0; j < 128; j++)
+                    T[i][j] -= mx[j];
+            tile_store(Y, T, by * 64 + 32, bx * 128, M, N);
+            tile_store(cmax[by], mx, bx * 128, N);
+            tile_store(csum[by], sm, bx * 128, N);
+            tile_store(cmin[by], mn, bx * 128, N);
+        }
+}

@@ -55,6 +55,12 @@ void row_max_store(int M, int N, float shift, const float X[M][N], float mx[M], 
 void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const bfloat16 B[K][N1],
                      const bfloat16 D[N2][N1], float C[M][N2]);
 void column_stats(int M, int N, const half X[M][N], float col_absmax[N], float col_min[N]);
+void gemm_col_scale(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N],
+                    float amax[tile_cdiv(M, 128)][N]);
+void gemm_col_center(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N],
+                     float sums[tile_cdiv(M, 256)][N], float row_max[tile_cdiv(N, 128)][M]);
+void column_stats_frag(int M, int N, const float X[M][N], float Y[M][N], float cmax[tile_cdiv(M, 64)][N],
+                       float csum[tile_cdiv(M, 64)][N], float cmin[tile_cdiv(M, 64)][N]);
 void row_sums_shared(int M, int N, const bfloat16 X[M][N], half sums[M]);
 void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
                  float inv_rms[rows]);
@@ -262,6 +268,52 @@ static void test_column_stats(int M, int N, data_kind kind)
     column_stats(M, N, x->host, amax->host, cmin->host);
     gc_finish(&c, column_stats_gpu(M, N, x->dev, amax->dev, cmin->dev), "column_stats %dx%d %s", M, N,
               data_names[kind]);
+}
+
+/* Column reductions of fragments (dim 0): in a warp by shuffles, across
+ * the warps stacked over the rows through shared memory; sums in a tree
+ * order, max and absmax exact. */
+static void test_gemm_col_scale(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    int mb = (M + 127) / 128;
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *out = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_HALF);
+    gc_buf *amax = gc_out(&c, GC_F32, (size_t)mb * N, 0, TOL_LONG);
+    gemm_col_scale(M, N, K, a->host, b->host, out->host, amax->host);
+    gc_finish(&c, gemm_col_scale_gpu(M, N, K, a->dev, b->dev, out->dev, amax->dev), "gemm_col_scale %dx%dx%d", M, N, K);
+}
+
+static void test_gemm_col_center(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    int mb = (M + 255) / 256;
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *out = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG);
+    gc_buf *sums = gc_out(&c, GC_F32, (size_t)mb * N, 0, TOL_LONG);
+    gc_buf *row_max = gc_out(&c, GC_F32, (size_t)((N + 127) / 128) * M, 0, TOL_LONG);
+    gemm_col_center(M, N, K, a->host, b->host, out->host, sums->host, row_max->host);
+    gc_finish(&c, gemm_col_center_gpu(M, N, K, a->dev, b->dev, out->dev, sums->dev, row_max->dev),
+              "gemm_col_center %dx%dx%d", M, N, K);
+}
+
+static void test_column_stats_frag(int M, int N, data_kind kind)
+{
+    if (TOO_BIG((double)M * N))
+        return;
+    gc_case c;
+    gc_begin(&c);
+    int mb = (M + 63) / 64;
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)M * N, 0);
+    shape_input(x, M, N, N, kind);
+    gc_buf *y = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_EXACT);
+    gc_buf *mx = gc_out(&c, GC_F32, (size_t)mb * N, 0, TOL_EXACT), *sm = gc_out(&c, GC_F32, (size_t)mb * N, 0, TOL_ROW);
+    gc_buf *mn = gc_out(&c, GC_F32, (size_t)mb * N, 0, TOL_EXACT);
+    column_stats_frag(M, N, x->host, y->host, mx->host, sm->host, mn->host);
+    gc_finish(&c, column_stats_frag_gpu(M, N, x->dev, y->dev, mx->dev, sm->dev, mn->dev), "column_stats_frag %dx%d %s",
+              M, N, data_names[kind]);
 }
 
 static void test_row_sums_shared(int M, int N)
@@ -510,6 +562,17 @@ int main(int argc, char **argv)
         test_row_sums_shared(shared_shapes[i][0], shared_shapes[i][1]);
     }
     test_column_stats(200, 100, DATA_LARGE);
+    /* Fragment columns: one warpgroup a tile (ping-pong) and two sharing one
+     * on sm_90a; warps stacked over rows on sm_80; strips. */
+    static const int col_gemm[][3] = {{1, 1, 8}, {128, 128, 64}, {300, 200, 136}, {513, 384, 256}, {100, 77, 40}};
+    for (size_t i = 0; i < sizeof col_gemm / sizeof *col_gemm; i++) {
+        test_gemm_col_scale(col_gemm[i][0], col_gemm[i][1], col_gemm[i][2]);
+        test_gemm_col_center(col_gemm[i][0], col_gemm[i][1], col_gemm[i][2]);
+    }
+    static const int col_frag[][2] = {{1, 1}, {64, 128}, {100, 70}, {1000, 300}, {33, 129}};
+    for (size_t i = 0; i < sizeof col_frag / sizeof *col_frag; i++)
+        test_column_stats_frag(col_frag[i][0], col_frag[i][1], DATA_RANDOM);
+    test_column_stats_frag(130, 256, DATA_LARGE);
     static const int chain_shapes[][4] = {{1, 8, 8, 1}, {64, 32, 64, 64}, {100, 72, 40, 130}, {300, 256, 64, 200}};
     for (size_t i = 0; i < sizeof chain_shapes / sizeof *chain_shapes; i++) {
         const int *e = chain_shapes[i];

@@ -611,6 +611,65 @@ static void row_fragments_across_warps(void **state)
     assert_string_equal(l->of->name, "t");
 }
 
+/* Fragments of columns: a reduction along dim 0 gives its result the
+ * columns' layout, a copy passes it on, a loop over the 2-D fragment reads
+ * it at [j] (recorded for the emitter), and the warps stacked over the rows
+ * get shared scratch to combine through: warps_m floats a column. */
+static void column_fragments(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower("#include <tilepp/tile.h>\n"
+                            "#pragma tile kernel threads(256)\n"
+                            "void k(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N],\n"
+                            "       float amax[N])\n"
+                            "{\n"
+                            "#pragma tile grid\n"
+                            "    for (int by = 0; by < tile_cdiv(M, 128); by++)\n"
+                            "        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {\n"
+                            "#pragma tile shared\n"
+                            "            half As[128][32], Bs[32][128];\n"
+                            "#pragma tile fragment\n"
+                            "            float Cf[128][128], cm[128], inv[128];\n"
+                            "            tile_clear(Cf);\n"
+                            "#pragma tile pipelined stages(3)\n"
+                            "            for (int k = 0; k < tile_cdiv(K, 32); k++) {\n"
+                            "                tile_load(As, A, by * 128, k * 32, M, K);\n"
+                            "                tile_load(Bs, B, k * 32, bx * 128, K, N);\n"
+                            "                tile_gemm(As, Bs, Cf);\n"
+                            "            }\n"
+                            "            tile_reduce_absmax(Cf, cm, 0, 1);\n"
+                            "            tile_copy(inv, cm);\n"
+                            "#pragma tile parallel\n"
+                            "            for (int j = 0; j < 128; j++)\n"
+                            "                inv[j] = inv[j] > 0.0f ? 1.0f / inv[j] : 0.0f;\n"
+                            "#pragma tile parallel\n"
+                            "            for (int i = 0; i < 128; i++)\n"
+                            "                for (int j = 0; j < 128; j++)\n"
+                            "                    Cf[i][j] *= inv[j];\n"
+                            "            tile_store(C, Cf, by * 128, bx * 128, M, N);\n"
+                            "            tile_store(amax, cm, bx * 128, N);\n"
+                            "        }\n"
+                            "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "k", 0);
+    for (int i = 3; i < 5; i++) {
+        const FragLayout *l = fragment_layout(gp, gp->grid->tiles.items[i]);
+        assert_int_equal(l->kind, LAYOUT_COLS);
+        assert_string_equal(l->of->name, "Cf");
+    }
+    assert_true(gp->warps_m > 1);
+    assert_int_equal(gp->cols_bytes, gp->warps_m * 128 * 4);
+    assert_true(gp->cols_offset + gp->cols_bytes <= gp->smem_bytes);
+    const ParallelPlan *scale = gp->parallels.items[1];
+    assert_int_equal(scale->col_reads.len, 1);
+    assert_string_equal(((const IrBuffer *)scale->col_reads.items[0])->name, "inv");
+    const ParallelPlan *recip = gp->parallels.items[0];
+    assert_int_equal(recip->layout->kind, LAYOUT_COLS);
+    if (gp->sm90) /* four warps a warpgroup over the rows: scratch of its own */
+        assert_true(gp->sm90->cols_scratch >= 0);
+}
+
 /* Strips where an accumulator cannot go (8 rows over 8 warps, which an
  * accumulator would need 16 rows a warp for): a warp a row, strips of 4
  * floats; and the accumulator kept in a block whose 2-D fragments differ in
@@ -751,6 +810,7 @@ int main(void)
         UNIT_TEST(row_fragments),
         UNIT_TEST(row_fragments_across_warps),
         UNIT_TEST(strips_choice),
+        UNIT_TEST(column_fragments),
         UNIT_TEST(no_registers_between_loops),
         UNIT_TEST(reductions_over_the_grid),
     };

@@ -447,6 +447,19 @@ template <int BM_, int BN_, int WARPS_M, int WARPS_N> struct accum {
     static constexpr int ROW_SLOTS = MI * 2;
     static __device__ __forceinline__ int row_slot(int i) { return (i / (NI * 4)) * 2 + ((i >> 1) & 1); }
     static __device__ __forceinline__ int slot_row(int s) { return row0() + (s >> 1) * ROW_STEP + (s & 1) * 8; }
+    /* The columns a thread holds: NI * 2, column slot s at column
+     * slot_col(s); v[i] sits in column slot col_slot(i) (cols_frag). A
+     * column is held by the lanes of one l % ROW_LANES in the COL_WARPS
+     * warps stacked over the rows, col_warp() being this thread's. */
+    static constexpr int COL_SLOTS = NI * 2;
+    static constexpr int COL_WARPS = WARPS_M;
+    static __device__ __forceinline__ int col_slot(int i) { return ((i / 4) % NI) * 2 + (i & 1); }
+    static __device__ __forceinline__ int slot_col(int s) { return col0() + (s >> 1) * 8 + (s & 1); }
+    static __device__ __forceinline__ int col_warp() { return warp_m(); }
+    /* Column reductions combine the warps through `scratch` (COL_WARPS x BN
+     * floats, lowering's), between barriers of the block. */
+    static __device__ __forceinline__ float *col_scratch(float *scratch) { return scratch; }
+    static __device__ __forceinline__ void cols_sync() { __syncthreads(); }
 };
 
 /* ---- strips ----
@@ -495,6 +508,15 @@ template <int BM_, int BN_, int WARPS_M, int WARPS_N, int VEC_, int LC_> struct 
     static __device__ __forceinline__ int strip_col(int k) { return col0() + (k % NQ) * LC * VEC; }
     static __device__ __forceinline__ int row_of(int i) { return strip_row(i / VEC); }
     static __device__ __forceinline__ int col_of(int i) { return strip_col(i / VEC) + i % VEC; }
+    /* Columns, as accum's: a column's values sit in the lanes of one
+     * l % LC of the warps stacked over the rows. */
+    static constexpr int COL_SLOTS = NQ * VEC;
+    static constexpr int COL_WARPS = WARPS_M;
+    static __device__ __forceinline__ int col_slot(int i) { return i % (NQ * VEC); }
+    static __device__ __forceinline__ int slot_col(int s) { return col0() + (s / VEC) * LC * VEC + s % VEC; }
+    static __device__ __forceinline__ int col_warp() { return warp_m(); }
+    static __device__ __forceinline__ float *col_scratch(float *scratch) { return scratch; }
+    static __device__ __forceinline__ void cols_sync() { __syncthreads(); }
 
     __device__ __forceinline__ void clear()
     {
@@ -965,13 +987,13 @@ template <int L, int THREADS> struct vec_frag : frag_regs<(L + THREADS - 1) / TH
  * slots: rows_of<Acc> names them by their rows only. */
 template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
     static constexpr int COUNT = Acc::ROW_SLOTS;
-    static __device__ __forceinline__ int row_of(int s) { return Acc::slot_row(s); }
+    static __device__ __forceinline__ int index_of(int s) { return Acc::slot_row(s); }
     /* f(value, 0, row): every thread, for its rows (clear, fill, loads). */
     template <typename F> __device__ __forceinline__ void for_each(F f)
     {
 #pragma unroll
         for (int s = 0; s < COUNT; s++)
-            f(this->v[s], 0, row_of(s));
+            f(this->v[s], 0, index_of(s));
     }
     /* The same on one thread of each row's lanes (of the first warp across, where
      * warps sit side by side): stores write each row once. */
@@ -1031,6 +1053,75 @@ __device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_S
     }
 #pragma unroll
     for (int s = 0; s < Acc::ROW_SLOTS; s++)
+        dst.v[s] = clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]);
+}
+
+/* A 1-D fragment of one value per column of a 2-D fragment of type Acc:
+ * each thread holds the columns its elements sit in, v[s] for column
+ * Acc::slot_col(s), the same value in every thread that holds the column
+ * (the lanes of one l % ROW_LANES, in each warp stacked over the rows). */
+template <typename Acc> struct cols_frag : frag_regs<Acc::COL_SLOTS> {
+    static constexpr int COUNT = Acc::COL_SLOTS;
+    static __device__ __forceinline__ int index_of(int s) { return Acc::slot_col(s); }
+    template <typename F> __device__ __forceinline__ void for_each(F f)
+    {
+#pragma unroll
+        for (int s = 0; s < COUNT; s++)
+            f(this->v[s], 0, index_of(s));
+    }
+    /* On the threads of the first row of lanes of the first warp down: a
+     * store writes each column once. */
+    template <typename F> __device__ __forceinline__ void for_each_owned(F f)
+    {
+        if ((int)(threadIdx.x & 31) < Acc::ROW_LANES && Acc::col_warp() == 0)
+            for_each(f);
+    }
+};
+
+/* tile_reduce_*(src, dst, 0, clear): each column of src combined into dst,
+ * as reduce_rows does rows. A thread combines its elements of each column,
+ * the lanes that share the column combine by shuffles (lanes ROW_LANES,
+ * 2 ROW_LANES, ... apart), and where several warps are stacked over the
+ * rows (COL_WARPS > 1) their partials go through `scratch` (COL_WARPS x BN
+ * floats a region, Acc::col_scratch picks this thread's) between two of
+ * Acc::cols_sync's barriers, combined in warp order by every thread. Sums
+ * are in a tree order, not the CPU's top to bottom. */
+template <int OP, bool ABS, typename Acc>
+__device__ __forceinline__ void reduce_cols(const Acc &src, frag_regs<Acc::COL_SLOTS> &dst, bool clear, float *scratch)
+{
+    float part[Acc::COL_SLOTS];
+#pragma unroll
+    for (int s = 0; s < Acc::COL_SLOTS; s++)
+        part[s] = tile_identity<OP, float>();
+#pragma unroll
+    for (int e = 0; e < Acc::COUNT; e++) {
+        const int s = Acc::col_slot(e);
+        part[s] = tile_combine<OP>(part[s], ABS ? fabsf(src.v[e]) : src.v[e]);
+    }
+#pragma unroll
+    for (int s = 0; s < Acc::COL_SLOTS; s++)
+#pragma unroll
+        for (int mask = Acc::ROW_LANES; mask < 32; mask <<= 1)
+            part[s] = tile_combine<OP>(part[s], tile_shfl_xor(part[s], mask));
+    if constexpr (Acc::COL_WARPS > 1) {
+        float *const across = Acc::col_scratch(scratch); /* [warp down][column] */
+        Acc::cols_sync(); /* the readers of the previous reduction are done */
+        if ((int)(threadIdx.x & 31) < Acc::ROW_LANES)
+#pragma unroll
+            for (int s = 0; s < Acc::COL_SLOTS; s++)
+                across[Acc::col_warp() * Acc::BN + Acc::slot_col(s)] = part[s];
+        Acc::cols_sync();
+#pragma unroll
+        for (int s = 0; s < Acc::COL_SLOTS; s++) {
+            float all = across[Acc::slot_col(s)];
+#pragma unroll
+            for (int w = 1; w < Acc::COL_WARPS; w++)
+                all = tile_combine<OP>(all, across[w * Acc::BN + Acc::slot_col(s)]);
+            part[s] = all;
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < Acc::COL_SLOTS; s++)
         dst.v[s] = clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]);
 }
 

@@ -306,6 +306,19 @@ __device__ __forceinline__ bool producer() { return threadIdx.x < 128; }
 /* A consumer's warpgroup, 0 for threads 128..255, as a warp-uniform value. */
 __device__ __forceinline__ int consumer_group() { return __shfl_sync(0xffffffffu, (int)(threadIdx.x >> 7) - 1, 0); }
 
+/* Named barriers: 1 + g for consumer warpgroup g alone (group_sync), and
+ * CONSUMERS_BARRIER for the first `groups` consumer warpgroups together
+ * (never barrier 0, which would wait for the producer too). */
+constexpr int CONSUMERS_BARRIER = 8;
+__device__ __forceinline__ void group_sync(int group)
+{
+    asm volatile("bar.sync %0, 128;\n" ::"r"(group + 1) : "memory");
+}
+__device__ __forceinline__ void consumers_sync(int groups)
+{
+    asm volatile("bar.sync %0, %1;\n" ::"n"(CONSUMERS_BARRIER), "r"(128 * groups) : "memory");
+}
+
 template <int REGS> __device__ __forceinline__ void producer_setmaxnreg()
 {
 #if TILE90_DEVICE
@@ -575,12 +588,18 @@ template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
     }
     static __device__ __forceinline__ int group_m() { return WG_M == 1 ? 0 : group() / WG_N; }
     static __device__ __forceinline__ int group_n() { return WG_N == 1 ? 0 : group() % WG_N; }
-    static __device__ __forceinline__ int warp_n() { return group_n(); } /* as tile80::accum's */
+    /* The warpgroup without the shuffle, for the index arithmetic of rows,
+     * columns and their owners, which may run where only some lanes do (a
+     * shuffle of the whole warp there would never complete). */
+    static __device__ __forceinline__ int lane_group() { return GROUPS == 1 ? 0 : (int)(threadIdx.x >> 7) - 1; }
+    static __device__ __forceinline__ int lane_group_m() { return WG_M == 1 ? 0 : lane_group() / WG_N; }
+    static __device__ __forceinline__ int lane_group_n() { return WG_N == 1 ? 0 : lane_group() % WG_N; }
+    static __device__ __forceinline__ int warp_n() { return lane_group_n(); } /* as tile80::accum's */
     static __device__ __forceinline__ int row0()
     {
-        return group_m() * WTM + ((thread() >> 5) & 3) * 16 + (thread() & 31) / 4;
+        return lane_group_m() * WTM + ((thread() >> 5) & 3) * 16 + (thread() & 31) / 4;
     }
-    static __device__ __forceinline__ int col0() { return group_n() * WTN + (thread() & 3) * 2; }
+    static __device__ __forceinline__ int col0() { return lane_group_n() * WTN + (thread() & 3) * 2; }
     /* Tile coordinates of v[i] in this thread (as for_each walks them). */
     __device__ __forceinline__ int row_of(int i) const
     {
@@ -594,6 +613,29 @@ template <int BM_, int BN_, int WG_M, int WG_N> struct accum {
     static constexpr int ROW_SLOTS = MI * 2;
     static __device__ __forceinline__ int row_slot(int i) { return (i / (NI * 4)) * 2 + ((i >> 1) & 1); }
     static __device__ __forceinline__ int slot_row(int s) { return row0() + (s >> 1) * ROW_STEP + (s & 1) * 8; }
+    /* Column slots, as tile80::accum's (cols_frag): a column's values sit in
+     * the four warps of each warpgroup stacked over the rows. */
+    static constexpr int COL_SLOTS = NI * 2;
+    static constexpr int COL_WARPS = 4 * WG_M;
+    static __device__ __forceinline__ int col_slot(int i) { return ((i / 4) % NI) * 2 + (i & 1); }
+    static __device__ __forceinline__ int slot_col(int s) { return col0() + (s >> 1) * 8 + (s & 1); }
+    static __device__ __forceinline__ int col_warp() { return lane_group_m() * 4 + ((thread() >> 5) & 3); }
+    /* A column reduction's scratch and barriers: the consumers that share
+     * the tile. One warpgroup holding it (alone, or ping-pong, when the
+     * other holds another tile) uses region g of its own (COL_WARPS x BN
+     * floats each) and its own barrier; warpgroups sharing it use region 0
+     * and wait for each other. */
+    static __device__ __forceinline__ float *col_scratch(float *scratch)
+    {
+        return GROUPS == 1 ? scratch + ((int)(threadIdx.x >> 7) - 1) * COL_WARPS * BN : scratch;
+    }
+    static __device__ __forceinline__ void cols_sync()
+    {
+        if constexpr (GROUPS == 1)
+            group_sync(consumer_group());
+        else
+            consumers_sync(GROUPS);
+    }
 
     __device__ __forceinline__ void clear()
     {
@@ -700,11 +742,6 @@ template <typename TO> struct epilogue_chunk {
     typedef smem_tile<TO, 64, COLS, 128> tile; /* the tensor map's box */
 };
 constexpr int EPILOGUE_BYTES_PER_GROUP = 2 * 8192;
-
-__device__ __forceinline__ void group_sync(int group)
-{
-    asm volatile("bar.sync %0, 128;\n" ::"r"(group + 1) : "memory");
-}
 
 /* Stores C (converted to TO, rounded to nearest even) at (r0, c0) of the map's
  * matrix (slice `lead...`). `staging`: the block's epilogue area; `chunks`:

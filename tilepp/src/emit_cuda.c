@@ -116,8 +116,9 @@ static void put_fragment_element(Out *o, const IrAccess *a, const ParallelPlan *
 {
     const char *t = unqualified(a->buf->elem.spelling);
     const IrBuffer *looped = pp->layout->frag;
-    if (a->buf->rank == 1 && looped->rank == 2) /* one value per row (LAYOUT_ROWS) of the loop's fragment */
-        putf(o, "%s.v[decltype(%s)::row_slot(tile_e)]", a->buf->name, looped->name);
+    if (a->buf->rank == 1 && looped->rank == 2) /* one value per row (column) of the loop's fragment */
+        putf(o, "%s.v[decltype(%s)::%s_slot(tile_e)]", a->buf->name, looped->name,
+             vec_contains(&pp->col_reads, a->buf) ? "col" : "row");
     else if (a->buf->rank == 1) /* a loop over rows: its registers hold floats */
         putf(o, "%s.v[tile_e]", a->buf->name);
     else if (a->is_write && strcmp(t, "float") != 0)

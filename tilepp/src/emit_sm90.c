@@ -37,9 +37,10 @@ void put_tile_decl_sm90(Block *bl, const IrBuffer *t)
     Out *o = bl->o;
     const Sm90Plan *p = bl->sm90;
     const FragLayout *l = t->space == SPACE_FRAGMENT ? fragment_layout(bl->gp, t) : NULL;
-    if (l && l->kind == LAYOUT_ROWS) {
-        putf(o, "            tile80::rows_frag<tile90::accum<%lld, %lld, %d, %d>> %s;\n", l->of->dims[0],
-             l->of->dims[1], p->groups_m, p->groups_n, t->name);
+    if (l && (l->kind == LAYOUT_ROWS || l->kind == LAYOUT_COLS)) {
+        putf(o, "            tile80::%s_frag<tile90::accum<%lld, %lld, %d, %d>> %s;\n",
+             l->kind == LAYOUT_ROWS ? "rows" : "cols", l->of->dims[0], l->of->dims[1], p->groups_m, p->groups_n,
+             t->name);
         return;
     }
     if (t->space == SPACE_FRAGMENT) {

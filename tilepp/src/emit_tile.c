@@ -64,8 +64,9 @@ void put_tile_decl(Block *bl, const IrBuffer *t)
         return;
     }
     const FragLayout *l = t->space == SPACE_FRAGMENT ? fragment_layout(gp, t) : NULL;
-    if (l && l->kind == LAYOUT_ROWS)
-        putf(o, "    tile80::rows_frag<%s> %s;\n", layout_type(fragment_layout(gp, l->of)), t->name);
+    if (l && (l->kind == LAYOUT_ROWS || l->kind == LAYOUT_COLS))
+        putf(o, "    tile80::%s_frag<%s> %s;\n", l->kind == LAYOUT_ROWS ? "rows" : "cols",
+             layout_type(fragment_layout(gp, l->of)), t->name);
     else if (l && l->kind == LAYOUT_SPREAD)
         putf(o, "    tile80::vec_frag<%lld, %d> %s;\n", t->dims[0], bl->k->threads, t->name);
     else if (l)
@@ -143,10 +144,11 @@ static void put_element_store(Block *bl, const IrTileOp *op, const char *indent)
     const char *write = aprintf("tile80::write_inside(%s, %s, (long long)(%s) + tile_r, (long long)(%s) + tile_c, %s, "
                                 "%s, tile_v);",
                                 m.ptr, m.ld, op->r0, op->c0, m.rows, m.cols);
-    if (op->src->space == SPACE_FRAGMENT) { /* a row's value once, though its quad holds it */
+    if (op->src->space == SPACE_FRAGMENT) { /* a row's (column's) value once, though several threads hold it */
         const FragLayout *l = fragment_layout(bl->gp, op->src);
+        bool owned = l->kind == LAYOUT_ROWS || l->kind == LAYOUT_COLS;
         putf(o, "%s%s.%s([&](float &tile_v, int tile_r, int tile_c) { %s });\n", indent, op->src->name,
-             l->kind == LAYOUT_ROWS ? "for_each_owned" : "for_each", write);
+             owned ? "for_each_owned" : "for_each", write);
         return;
     }
     putf(o, "%stile80::for_each_shared<%d>(%s, [&](%s &tile_v, int tile_r, int tile_c) { %s });\n", indent,
@@ -183,6 +185,14 @@ static void put_gemm(Block *bl, const IrTileOp *op, const char *indent)
          op->a_trans ? "false" : "true", op->b_trans ? "true" : "false", elem(a), c->dims[0], c->dims[1], bk,
          bl->gp->warps_m, bl->gp->warps_n, a->dims[0], a->dims[1], b->dims[0], b->dims[1], staged(bl, a), staged(bl, b),
          c->name);
+}
+
+/* The shared scratch of the block's column reductions (lowering's), or a
+ * null pointer where one warp holds each column's rows. */
+static const char *cols_scratch(const Block *bl)
+{
+    long long offset = bl->sm90 ? bl->sm90->cols_scratch : bl->gp->cols_bytes ? bl->gp->cols_offset : -1;
+    return offset < 0 ? "nullptr" : aprintf("reinterpret_cast<float *>(tile_smem + %lld)", offset);
 }
 
 /* Fragments of every element type are float registers holding values of the
@@ -390,9 +400,12 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
             putf(o, "%stile80::reduce_shared<%s, %s, %d, %s, %d>(%s, %s, (%s) != 0);\n", indent,
                  reduce_op_enum(op->reduce), op->reduce_abs ? "true" : "false", op->dim, elem(op->dst), bl->k->threads,
                  staged(bl, op->src), op->dst->space == SPACE_SHARED ? staged(bl, op->dst) : op->dst->name, op->clear);
-        else
+        else if (op->dim == 1)
             putf(o, "%stile80::reduce_rows<%s, %s>(%s, %s, (%s) != 0);\n", indent, reduce_op_enum(op->reduce),
                  op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear);
+        else
+            putf(o, "%stile80::reduce_cols<%s, %s>(%s, %s, (%s) != 0, %s);\n", indent, reduce_op_enum(op->reduce),
+                 op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear, cols_scratch(bl));
         break;
     case TILE_PRINT:
         put_print(bl, op, indent);
@@ -557,17 +570,22 @@ void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in)
     const IrParallel *par = pp->par;
     const FragLayout *l = pp->layout;
     const char *f = l->frag->name;
-    bool rows = l->kind == LAYOUT_ROWS;
-    const char *over = rows ? "rows" : l->kind == LAYOUT_STRIPS ? "strips layout" : "accumulator layout";
+    bool slices = l->kind == LAYOUT_ROWS || l->kind == LAYOUT_COLS;
+    const char *over = l->kind == LAYOUT_ROWS     ? "rows"
+                       : l->kind == LAYOUT_COLS   ? "columns"
+                       : l->kind == LAYOUT_STRIPS ? "strips layout"
+                                                  : "accumulator layout";
     putf(o, "%s{ // #pragma tile parallel at %s:%d: over the %s of '%s': each thread\n", in, o->names->source_name,
-         par->loc.line, over, rows ? l->of->name : f);
+         par->loc.line, over, slices ? l->of->name : f);
     putf(o, "%s  // visits the elements its registers hold.\n", in);
     putf(o, "#pragma unroll\n%s    for (int tile_e = 0; tile_e < decltype(%s)::COUNT; tile_e++) {\n", in, f);
     for (int d = 0; d < par->depth; d++) {
         const IrLoop *lp = &par->loops[d];
         const char *t = unqualified(lp->var_type.spelling);
         putf(o, "%s        [[maybe_unused]] const %s %s = (%s)%s.%s(tile_e);\n", in, t, lp->var, t, f,
-             d == 0 ? "row_of" : "col_of");
+             slices   ? "index_of"
+             : d == 0 ? "row_of"
+                      : "col_of");
     }
     put_code_form(o, par->body, pp, FORM_FRAGMENT, true);
     putf(o, "%s    }\n%s}\n", in, in);

@@ -36,6 +36,8 @@ typedef enum {
     LAYOUT_SPREAD, /* 1-D: element e on thread e % threads */
     LAYOUT_ROWS,   /* 1-D: one value per row of the 2-D fragment `of`, held by every thread that holds elements of
                       that row (tile_reduce_* along dim 1 gives it; `m[i]` in a loop over `of` reads it) */
+    LAYOUT_COLS,   /* 1-D: one value per column of `of`, held by every thread that holds elements of that column
+                      (tile_reduce_* along dim 0 gives it; `b[j]` in a loop over `of` reads it) */
 } LayoutKind;
 
 typedef struct FragLayout {
@@ -44,7 +46,8 @@ typedef struct FragLayout {
     int warps_m, warps_n; /* LAYOUT_ACCUM and LAYOUT_STRIPS */
     int vec;              /* LAYOUT_STRIPS: columns a strip */
     int lanes;            /* LAYOUT_STRIPS: consecutive lanes over a row (a power of two up to 32) */
-    const IrBuffer *of;   /* LAYOUT_ROWS: the 2-D fragment whose rows it holds (its layout: fragment_layout) */
+    const IrBuffer *of;   /* LAYOUT_ROWS, LAYOUT_COLS: the 2-D fragment whose rows or columns it holds (its
+                             layout: fragment_layout) */
 } FragLayout;
 
 typedef struct ParallelPlan {
@@ -56,6 +59,8 @@ typedef struct ParallelPlan {
     int index;                /* position among the kernel's parallel nests */
     int stmt_index;           /* position among the kernel's statements */
     Vec vec_buffers;          /* VecBuffer* */
+    Vec col_reads;            /* const IrBuffer*: in a loop over a 2-D fragment, the fragments of its columns it
+                                 reads at [j] (LAYOUT_COLS; those of its rows are read at [i]) */
     Vec decls;                /* const IrStmt*: kernel-level declarations the body reads */
     Vec params_used;          /* const IrParam*: parameters the body or those declarations read */
     int slots[IR_MAX_REDUCE]; /* kernel level: the ReduceSlot of each reduction */
@@ -177,18 +182,19 @@ typedef struct Sm90Plan {
      * iterations go to them in turn, so one runs its epilogue while the
      * other multiplies. Otherwise the consumers share every tile. */
     bool pingpong;
-    int consumers;         /* consumer warpgroups in the block */
-    int threads;           /* the consumers and the producer warpgroup */
-    int consumer_regs;     /* setmaxnreg for the consumers; 0: as launched */
-    int min_blocks;        /* blocks per SM the registers must allow (__launch_bounds__) */
-    long long in_flight;   /* bytes of copies a multiprocessor keeps in flight */
-    bool shallow;          /* too few of them for wgmma: the launcher prefers the sm_80 kernel */
-    Vec tiles;             /* Sm90Tile*, in load order */
-    long long stage_bytes; /* bytes each stage's copies bring */
-    Vec stores;            /* Sm90Store*: the epilogue's TMA stores */
-    long long epilogue;    /* offset of the consumers' staging buffers */
-    long long barriers;    /* offset of the stages' barriers */
-    long long smem_bytes;  /* everything, with the slack to align to 1024 */
+    int consumers;          /* consumer warpgroups in the block */
+    int threads;            /* the consumers and the producer warpgroup */
+    int consumer_regs;      /* setmaxnreg for the consumers; 0: as launched */
+    int min_blocks;         /* blocks per SM the registers must allow (__launch_bounds__) */
+    long long in_flight;    /* bytes of copies a multiprocessor keeps in flight */
+    bool shallow;           /* too few of them for wgmma: the launcher prefers the sm_80 kernel */
+    Vec tiles;              /* Sm90Tile*, in load order */
+    long long stage_bytes;  /* bytes each stage's copies bring */
+    Vec stores;             /* Sm90Store*: the epilogue's TMA stores */
+    long long epilogue;     /* offset of the consumers' staging buffers */
+    long long cols_scratch; /* offset of the column reductions' scratch (tile90::accum::col_scratch), or -1 */
+    long long barriers;     /* offset of the stages' barriers */
+    long long smem_bytes;   /* everything, with the slack to align to 1024 */
 } Sm90Plan;
 
 /* A kernel variant of a grid whose block loops unroll, chosen by the
@@ -233,6 +239,7 @@ typedef struct GridPlan {
     const char *sm90_why;  /* when there is no sm_90a variant although 90a was asked for */
     bool prints;           /* the block has tile_print: the kernel takes the launcher's tile_print_sel */
     long long print_offset, print_bytes; /* shared scratch a fragment's print passes its rows through */
+    long long cols_offset, cols_bytes;   /* shared scratch column reductions of fragments combine warps through */
 } GridPlan;
 
 /* -g (lower_debug.c): a tile_load or tile_store that checks, before it
@@ -296,6 +303,10 @@ bool lower_block(GridPlan *gp, const IrKernel *k);
  * one shape, for a block of `threads`; false where the grid keeps the
  * accumulator layout. lower_tile.c's plan_warps asks, once a grid. */
 bool block_strips(const GridPlan *gp, int threads, FragLayout *strips);
+/* The most columns of a fragment a tile_reduce_* along dim 0 of `body`
+ * (pipelined loops' too) reduces, 0 if none: its scratch in shared memory
+ * holds that many floats for each warp stacked over the rows. */
+long long block_cols_width(const Vec *body);
 
 /* The layout of fragment `frag` of the grid. */
 const FragLayout *fragment_layout(const GridPlan *gp, const IrBuffer *frag);

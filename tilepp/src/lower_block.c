@@ -257,34 +257,44 @@ static bool list_mentions(const Vec *body, const char *name)
 
 /* ---- fragments ---- */
 
-/* Fragments in the rows' layout (LAYOUT_ROWS): 1-D fragments that hold one
- * value per row of a 2-D fragment. A fragment gets it from what uses it:
- * the result of a tile_reduce_* along dim 1, read as t[i] in a loop over a
- * 2-D fragment's elements; and passes it on to the 1-D fragments it is
- * copied to or from, or used with in a 1-D loop. */
-typedef struct RowsOf {
+/* Fragments of rows and of columns (LAYOUT_ROWS, LAYOUT_COLS): 1-D
+ * fragments that hold one value per row (column) of a 2-D fragment. A
+ * fragment gets it from what uses it: the result of a tile_reduce_* along
+ * dim 1 (0), read as t[i] (t[j]) in a loop over a 2-D fragment's elements;
+ * and passes it on to the 1-D fragments it is copied to or from, or used
+ * with in a 1-D loop. */
+typedef struct SliceOf {
     const IrBuffer *frag, *of;
-} RowsOf;
+    LayoutKind kind; /* LAYOUT_ROWS or LAYOUT_COLS */
+} SliceOf;
 
-static const IrBuffer *rows_of(const Vec *found, const IrBuffer *t)
+static const char *slice_noun(LayoutKind kind) { return kind == LAYOUT_COLS ? "column" : "row"; }
+
+static const SliceOf *slice_of(const Vec *found, const IrBuffer *t)
 {
-    for (int i = 0; i < found->len; i++) {
-        const RowsOf *r = found->items[i];
+    for (int i = 0; t && i < found->len; i++) {
+        const SliceOf *r = found->items[i];
         if (r->frag == t)
-            return r->of;
+            return r;
     }
     return NULL;
 }
 
-/* Records that t holds the rows of `of`; true if that is news. */
-static bool add_rows(Vec *found, const IrBuffer *t, const IrBuffer *of)
+/* Records that t holds the rows or columns of `of`; true if that is news. */
+static bool add_slice(Vec *found, const IrBuffer *t, const IrBuffer *of, LayoutKind kind)
 {
-    if (!of || !t || t->space != SPACE_FRAGMENT || t->rank != 1 || t->dims[0] != of->dims[0] || rows_of(found, t))
+    if (!of || !t || t->space != SPACE_FRAGMENT || t->rank != 1 || slice_of(found, t) ||
+        t->dims[0] != of->dims[kind == LAYOUT_COLS ? 1 : 0])
         return false;
-    RowsOf *r = anew(sizeof *r);
-    *r = (RowsOf){t, of};
+    SliceOf *r = anew(sizeof *r);
+    *r = (SliceOf){t, of, kind};
     vec_push(found, r);
     return true;
+}
+
+static bool add_slice_like(Vec *found, const IrBuffer *t, const SliceOf *like)
+{
+    return like && add_slice(found, t, like->of, like->kind);
 }
 
 /* The first fragment of rank `rank` a parallel loop uses, or NULL. */
@@ -298,61 +308,94 @@ static const IrBuffer *loop_fragment(const IrParallel *par, int rank)
     return NULL;
 }
 
+static bool is_loop_var(const Affine *a, int d, int depth);
+
 /* One pass over the statements (pipelined loops' bodies too); true if it
- * found a fragment in the rows' layout that it did not know. */
-static bool find_rows(const Vec *body, Vec *found)
+ * found a fragment of rows or columns that it did not know. */
+static bool find_slices(const Vec *body, Vec *found)
 {
     bool news = false;
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
         if (s->kind == STMT_PIPELINED)
-            news |= find_rows(&s->pipe->body, found);
+            news |= find_slices(&s->pipe->body, found);
         if (s->kind == STMT_TILE_OP) {
             const IrTileOp *op = s->op;
-            if (op->kind == TILE_REDUCE && op->dim == 1 && op->src->space == SPACE_FRAGMENT)
-                news |= add_rows(found, op->dst, op->src);
+            if (op->kind == TILE_REDUCE && op->src->space == SPACE_FRAGMENT)
+                news |= add_slice(found, op->dst, op->src, op->dim == 1 ? LAYOUT_ROWS : LAYOUT_COLS);
             if (op->kind == TILE_COPY && op->dst->rank == 1) {
-                news |= add_rows(found, op->dst, rows_of(found, op->src));
-                news |= add_rows(found, op->src, rows_of(found, op->dst));
+                news |= add_slice_like(found, op->dst, slice_of(found, op->src));
+                news |= add_slice_like(found, op->src, slice_of(found, op->dst));
             }
         }
         if (s->kind != STMT_PARALLEL)
             continue;
         const IrParallel *par = s->par;
         const IrBuffer *f2 = par->depth == 2 ? loop_fragment(par, 2) : NULL;
-        const IrBuffer *rows = NULL;
-        for (int a = 0; a < par->accesses.len && !rows && par->depth == 1; a++)
-            rows = rows_of(found, ((const IrAccess *)par->accesses.items[a])->buf);
+        const SliceOf *like = NULL;
+        for (int a = 0; a < par->accesses.len && !like && par->depth == 1; a++)
+            like = slice_of(found, ((const IrAccess *)par->accesses.items[a])->buf);
         for (int a = 0; a < par->accesses.len; a++) {
-            const IrBuffer *t = ((const IrAccess *)par->accesses.items[a])->buf;
-            news |= add_rows(found, t, f2 ? f2 : rows);
+            const IrAccess *acc = par->accesses.items[a];
+            if (f2) /* t[j] in a loop over f2 holds its columns; t[i] (or anything else, refused later) rows */
+                news |= add_slice(found, acc->buf, f2, is_loop_var(&acc->index[0], 1, 2) ? LAYOUT_COLS : LAYOUT_ROWS);
+            else
+                news |= add_slice_like(found, acc->buf, like);
         }
     }
     return news;
 }
 
-static bool rows_ops_ok(const Vec *body, const Vec *found, const IrBuffer *t)
+/* The operations on a fragment of rows or columns keep its layout: what
+ * it is copied to or from holds the same slices, a reduction into it runs
+ * along its dimension. */
+static bool slice_ops_ok(const Vec *body, const Vec *found, const SliceOf *sl)
 {
+    const IrBuffer *t = sl->frag;
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_PIPELINED && !rows_ops_ok(&s->pipe->body, found, t))
+        if (s->kind == STMT_PIPELINED && !slice_ops_ok(&s->pipe->body, found, sl))
             return false;
         const IrTileOp *op = s->kind == STMT_TILE_OP ? s->op : NULL;
         if (!op || (op->dst != t && op->src != t))
             continue;
         const IrBuffer *other = op->dst == t ? op->src : op->dst;
+        const SliceOf *osl = slice_of(found, other);
+        if (op->kind == TILE_REDUCE && op->src->space == SPACE_FRAGMENT &&
+            (op->dim == 1 ? LAYOUT_ROWS : LAYOUT_COLS) != sl->kind) {
+            error_at(op->loc,
+                     "this reduction along dim %d gives one value per %s, but 1-D fragment '%s' holds one value per "
+                     "%s of '%s' (from how the block uses it): give the two their own fragments",
+                     op->dim, op->dim == 1 ? "row" : "column", t->name, slice_noun(sl->kind), sl->of->name);
+            return false;
+        }
         if (op->kind == TILE_CLEAR || op->kind == TILE_FILL || op->kind == TILE_LOAD || op->kind == TILE_STORE ||
             op->kind == TILE_PRINT || (op->kind == TILE_REDUCE && op->dst == t && op->src->space == SPACE_FRAGMENT) ||
-            (op->kind == TILE_COPY && rows_of(found, other)))
+            (op->kind == TILE_COPY && osl && osl->kind == sl->kind))
             continue;
         error_at(op->loc,
-                 "1-D fragment '%s' holds one value per row of a 2-D fragment (it is a tile_reduce_* result or "
-                 "read as %s[i] in a loop over one); '%s' here does not hold rows, and this operation cannot mix "
-                 "the two layouts in this version of tilepp",
-                 t->name, t->name, other ? other->name : "?");
+                 "1-D fragment '%s' holds one value per %s of 2-D fragment '%s' (it is a tile_reduce_* result or read "
+                 "as %s[%s] in a loop over one); '%s' here does not hold %ss, and this operation cannot mix the two "
+                 "layouts in this version of tilepp",
+                 t->name, slice_noun(sl->kind), sl->of->name, t->name, sl->kind == LAYOUT_COLS ? "j" : "i",
+                 other ? other->name : "?", slice_noun(sl->kind));
         return false;
     }
     return true;
+}
+
+long long block_cols_width(const Vec *body)
+{
+    long long widest = 0;
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        long long w = s->kind == STMT_PIPELINED ? block_cols_width(&s->pipe->body) : 0;
+        const IrTileOp *op = s->kind == STMT_TILE_OP ? s->op : NULL;
+        if (op && op->kind == TILE_REDUCE && op->dim == 0 && op->src->space == SPACE_FRAGMENT)
+            w = op->src->dims[1];
+        widest = w > widest ? w : widest;
+    }
+    return widest;
 }
 
 /* Strips (LAYOUT_STRIPS) for the 2-D fragments of a block without
@@ -453,7 +496,7 @@ static bool plan_layouts(GridPlan *gp)
 {
     const IrGrid *g = gp->grid;
     Vec found = {0};
-    while (find_rows(&g->body, &found))
+    while (find_slices(&g->body, &found))
         ;
     bool use_strips = gp->strips.kind == LAYOUT_STRIPS; /* chosen with the warps (lower_tile.c's plan_warps) */
     for (int i = 0; i < g->tiles.len; i++) {
@@ -464,10 +507,11 @@ static bool plan_layouts(GridPlan *gp)
         *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, 0, 0, NULL};
         if (t->rank == 2 && use_strips)
             l->kind = LAYOUT_STRIPS, l->vec = gp->strips.vec, l->lanes = gp->strips.lanes;
-        if (t->rank == 1 && (l->of = rows_of(&found, t)) != NULL) {
-            l->kind = LAYOUT_ROWS;
-            if (!rows_ops_ok(&g->body, &found, t))
-                return false; /* warps side by side over the rows: reduce_rows combines them in shared memory */
+        const SliceOf *sl = t->rank == 1 ? slice_of(&found, t) : NULL;
+        if (sl) {
+            l->kind = sl->kind, l->of = sl->of;
+            if (!slice_ops_ok(&g->body, &found, sl))
+                return false;
         }
         vec_push(&gp->layouts, l);
     }
@@ -509,16 +553,16 @@ static bool covers(const IrLoop *l, const IrBuffer *f, long long n)
     return false;
 }
 
-/* A 1-D loop over fragments that hold rows (LAYOUT_ROWS): each thread
- * visits its rows, every fragment at t[i]. */
-static bool plan_rows_loop(GridPlan *gp, ParallelPlan *pp, const IrBuffer *f)
+/* A 1-D loop over fragments that hold rows or columns (LAYOUT_ROWS,
+ * LAYOUT_COLS): each thread visits its slots, every fragment at t[i]. */
+static bool plan_slice_loop(GridPlan *gp, ParallelPlan *pp, const IrBuffer *f)
 {
     const IrParallel *par = pp->par;
     const FragLayout *fl = fragment_layout(gp, f);
-    if (fl->kind != LAYOUT_ROWS) {
+    if (fl->kind != LAYOUT_ROWS && fl->kind != LAYOUT_COLS) {
         error_at(par->loc,
                  "1-D fragment '%s' in a parallel loop: a 1-D loop runs over fragments that hold one value per row "
-                 "of a 2-D fragment (tile_reduce_* results and what is copied from them); '%s' does not",
+                 "or column of a 2-D fragment (tile_reduce_* results and what is copied from them); '%s' does not",
                  f->name, f->name);
         return false;
     }
@@ -529,11 +573,11 @@ static bool plan_rows_loop(GridPlan *gp, ParallelPlan *pp, const IrBuffer *f)
         if (a->buf->space != SPACE_FRAGMENT)
             continue;
         const FragLayout *al = fragment_layout(gp, a->buf);
-        if (al->kind != LAYOUT_ROWS || a->buf->dims[0] != f->dims[0]) {
+        if (al->kind != fl->kind || a->buf->dims[0] != f->dims[0]) {
             error_at(a->loc,
-                     "fragment '%s' and fragment '%s' (one value per row of '%s') in one loop: their elements sit "
+                     "fragment '%s' and fragment '%s' (one value per %s of '%s') in one loop: their elements sit "
                      "in different threads",
-                     a->buf->name, f->name, fl->of->name);
+                     a->buf->name, f->name, slice_noun(fl->kind), fl->of->name);
             return false;
         }
         if (!is_loop_var(&a->index[0], 0, 1)) {
@@ -548,12 +592,36 @@ static bool plan_rows_loop(GridPlan *gp, ParallelPlan *pp, const IrBuffer *f)
     return true;
 }
 
+/* In a loop over 2-D fragment f, a fragment of f's rows (columns) is read
+ * at [i] ([j]): true if `a` is such a read, which it records; false if it
+ * is no such fragment; refuses (and sets *refused) a write or another
+ * subscript. */
+static bool slice_read(ParallelPlan *pp, const FragLayout *al, const IrAccess *a, const IrBuffer *f, bool *refused)
+{
+    int d = al->kind == LAYOUT_ROWS ? 0 : al->kind == LAYOUT_COLS ? 1 : -1;
+    if (d < 0 || al->of->dims[d] != f->dims[d])
+        return false;
+    if (a->is_write || !is_loop_var(&a->index[0], d, 2)) {
+        error_at(a->loc,
+                 "'%s' holds one value per %s of '%s': a loop over the fragment reads it as %s[%s], and does not "
+                 "write it (every element of the %s would)",
+                 a->buf->name, slice_noun(al->kind), f->name, a->buf->name, pp->par->loops[d].var,
+                 slice_noun(al->kind));
+        *refused = true;
+        return false;
+    }
+    if (d == 1 && !vec_contains(&pp->col_reads, a->buf))
+        vec_push(&pp->col_reads, (void *)a->buf);
+    return true;
+}
+
 /* A parallel loop that uses fragments runs over their layout: each thread
  * visits the elements its registers hold. That takes a loop over both
  * indices of one 2-D fragment shape, from 0 to its extents, that uses
  * every fragment at its own element [i][j] (fragments of one shape share
  * the accumulator layout, so their elements line up) and fragments of its
- * rows at [i]; or a 1-D loop over fragments of rows (plan_rows_loop).
+ * rows at [i] and of its columns at [j]; or a 1-D loop over fragments of
+ * rows or of columns (plan_slice_loop).
  * Anything else is refused here, at what stands in the way. */
 static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
 {
@@ -576,7 +644,7 @@ static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
         return false;
     }
     if (f->rank == 1 && par->depth == 1)
-        return plan_rows_loop(gp, pp, f);
+        return plan_slice_loop(gp, pp, f);
     if (f->rank == 1) {
         error_at(par->loc, "a parallel loop over 1-D fragment '%s' has one index: for (i = 0; i < %lld; i++)", f->name,
                  f->dims[0]);
@@ -597,16 +665,11 @@ static bool plan_fragment_loop(GridPlan *gp, ParallelPlan *pp)
         if (a->buf->space != SPACE_FRAGMENT)
             continue;
         const FragLayout *al = fragment_layout(gp, a->buf);
-        if (al->kind == LAYOUT_ROWS && al->of->dims[0] == f->dims[0]) {
-            if (a->is_write || !is_loop_var(&a->index[0], 0, 2)) {
-                error_at(a->loc,
-                         "'%s' holds one value per row of '%s': a loop over the fragment reads it as %s[%s], "
-                         "and does not write it (every element of the row would)",
-                         a->buf->name, f->name, a->buf->name, par->loops[0].var);
-                return false;
-            }
+        bool refused = false;
+        if (slice_read(pp, al, a, f, &refused))
             continue;
-        }
+        if (refused)
+            return false;
         if (a->buf->rank != 2 || a->buf->dims[0] != f->dims[0] || a->buf->dims[1] != f->dims[1]) {
             const char *shape = a->buf->rank == 1 ? aprintf("1-D, %lld", a->buf->dims[0])
                                                   : aprintf("%lld x %lld", a->buf->dims[0], a->buf->dims[1]);

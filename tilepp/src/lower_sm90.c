@@ -368,9 +368,10 @@ static void plan_stores(Sm90Plan *p, const IrKernel *k, const IrGrid *g)
 }
 
 /* Tiles one after the other, each stage of each 1024-byte aligned, the
- * epilogue's staging buffers, then a full and an empty barrier per stage.
+ * epilogue's staging buffers, the column reductions' scratch, then a full
+ * and an empty barrier per stage.
  * Without room for the staging buffers the stores go out from registers. */
-static bool plan_smem(Sm90Plan *p, int groups, const char **why)
+static bool plan_smem(Sm90Plan *p, const GridPlan *gp, int groups, const char **why)
 {
     long long at = 0;
     int stages = p->pipe->stages;
@@ -391,6 +392,15 @@ static bool plan_smem(Sm90Plan *p, int groups, const char **why)
         at += groups * EPILOGUE_BYTES_PER_GROUP;
     else
         p->stores.len = 0;
+    /* column reductions: COL_WARPS x columns floats, a region for each
+     * consumer that holds tiles alone (tile90::accum::col_scratch) */
+    long long cols = block_cols_width(&gp->grid->body);
+    p->cols_scratch = -1;
+    if (cols) {
+        int regions = p->groups_m * p->groups_n == 1 ? p->consumers : 1;
+        p->cols_scratch = at;
+        at += (regions * 4LL * p->groups_m * cols * 4 + 127) / 128 * 128;
+    }
     p->barriers = at;
     p->pre_barriers = at + 16LL * stages;
     p->smem_bytes = at + fixed;
@@ -422,6 +432,10 @@ static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per
                 return false;
             }
             per_thread += c->dims[0] / (64LL * p->groups_m) * 2; /* two rows of each 64-row piece */
+            continue;
+        }
+        if (l->kind == LAYOUT_COLS) { /* two columns of each 8-column piece of its warpgroup's */
+            per_thread += l->of->dims[1] / p->groups_n / 4;
             continue;
         }
         long long wtn = t->rank == 2 ? t->dims[1] / p->groups_n : 0;
@@ -824,7 +838,7 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
     if (!plan_tiles(p, k, g, why))
         return NULL;
     plan_stores(p, k, g);
-    if (!plan_smem(p, groups, why))
+    if (!plan_smem(p, gp, groups, why))
         return NULL;
     plan_rotation(p);
     plan_waits(p);

@@ -100,6 +100,29 @@ static void plan_print_scratch(GridPlan *gp, Str *detail)
     str_addf(detail, "%stile_print scratch: %lld", detail->len ? ", " : "", gp->print_bytes);
 }
 
+/* A column reduction of a fragment (tile80::reduce_cols) combines the
+ * partials of the warps stacked over the rows in shared memory: warps_m
+ * floats a column, one scratch for every such reduction of the block (each
+ * waits for the readers of the one before). Needs the warps (plan_warps). */
+static bool plan_cols_scratch(GridPlan *gp, unsigned archs)
+{
+    long long cols = block_cols_width(&gp->grid->body);
+    if (!cols || gp->warps_m < 2)
+        return true;
+    gp->cols_bytes = (gp->warps_m * cols * 4 + 127) / 128 * 128;
+    gp->cols_offset = gp->smem_bytes;
+    gp->smem_bytes += gp->cols_bytes;
+    const char *arch;
+    long long limit = smem_limit(archs, &arch);
+    if (gp->smem_bytes <= limit)
+        return true;
+    error_at(gp->grid->loc,
+             "this block needs %lld bytes of shared memory (%lld of them for column reductions of fragments, %d warps "
+             "over %lld columns), more than the %lld a block may have on %s: use smaller tiles or fewer stages",
+             gp->smem_bytes, gp->cols_bytes, gp->warps_m, cols, limit, arch);
+    return false;
+}
+
 static bool plan_shared(GridPlan *gp, unsigned archs)
 {
     const IrGrid *g = gp->grid;
@@ -445,7 +468,7 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
     gp->kernel_name = aprintf("tile_%s_grid%d", k->name, stmt_index);
     gp->warps_m = k->threads / 32;
     gp->warps_n = 1;
-    if (!plan_shared(gp, archs) || !plan_warps(gp, k))
+    if (!plan_shared(gp, archs) || !plan_warps(gp, k) || !plan_cols_scratch(gp, archs))
         return NULL;
     plan_occupancy(gp, k, archs);
     plan_alignment(gp, &gp->grid->body);

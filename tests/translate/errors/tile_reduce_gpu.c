@@ -1,8 +1,8 @@
-// tile_reduce_* along dim 0 (one value per column) is not implemented on the
-// GPU yet: the refusal names the operation. (Once tile_reduce_* as a whole
+// tile_reduce_* of a fragment into a shared tile is not implemented on the
+// GPU: the refusal names the operation. (Once tile_reduce_* as a whole
 // was refused as plain code in a grid block, 'accepts tile declarations,
 // tile operations, ...', as if it were not a tile operation.)
-// expect-prefix: 28:13: error: 'tile_reduce_max'
+// expect-prefix: 28:13: error: 'tile_reduce_max' of 'Cf' on the GPU reduces a shared tile, or a fragment
 // expect-not: accepts tile declarations
 #include <tilepp/tile.h>
 
@@ -16,7 +16,7 @@ void f(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N
             half As[64][32], Bs[32][64];
 #pragma tile fragment
             float Cf[64][64];
-#pragma tile fragment
+#pragma tile shared
             float m[64];
             tile_clear(Cf);
 #pragma tile pipelined stages(2)

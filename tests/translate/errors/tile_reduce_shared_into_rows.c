@@ -1,6 +1,6 @@
 // A shared tile reduced into a 1-D fragment that also holds rows of a 2-D
 // fragment: the two layouts do not mix, and the refusal says so.
-// expect: 17:9: error: 1-D fragment 'm' holds one value per row of a 2-D fragment (it is a tile_reduce_* result or read as m[i] in a loop over one); 'Ts' here does not hold rows, and this operation cannot mix the two layouts in this version of tilepp
+// expect: 17:9: error: 1-D fragment 'm' holds one value per row of 2-D fragment 'T' (it is a tile_reduce_* result or read as m[i] in a loop over one); 'Ts' here does not hold rows, and this operation cannot mix the two layouts in this version of tilepp
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)
