@@ -3050,8 +3050,8 @@ static void fam_gemm(prog *p)
 /* ---- family (d): tiles ----------------------------------------------------------
  * Fragments loaded, worked on by parallel loops over their elements (reading
  * other fragments of their shape, global memory at tile coordinates under a
- * bounds test, row values m[i]), copied, filled and stored; row reductions of
- * fragments; 2-D shared tiles filled, loaded (converting), copied between
+ * bounds test, row values m[i]), copied, filled and stored; row and column
+ * reductions of fragments; 2-D shared tiles filled, loaded (converting), copied between
  * types and spaces, read by parallel loops of the block's threads, reduced
  * along either dim (once, or accumulated over a pipelined loop); 1-D shared
  * tiles and fragments, windows that start before or end past the vector, a
@@ -3247,19 +3247,29 @@ static void tile_frag_ew(prog *p)
              sr || sc || dr || dc ? ", shifted windows" : "");
 }
 
-/* (d2) row reductions of a fragment into 1-D fragments of its rows */
-static void tile_frag_rows(prog *p)
+/* (d2) row (dim 1) or column (dim 0) reductions of a fragment into 1-D
+ * fragments of its rows or columns: a mask past the matrix, a softmax
+ * along the reduced dimension, a second reduction, the slice read as m[i]
+ * (rows) or m[j] (columns) */
+typedef struct slice_names {
+    const char *ext, *idx, *far, *other_ext, *tile, *block, *name, *noun; /* rows: TM, i, N, M, TN, bx, rs, rows */
+} slice_names;
+
+static void tile_frag_slices(prog *p, int dim)
 {
+    const slice_names sn = dim == 1 ? (slice_names){"TM", "i", "N", "M", "TN", "bx", "rs", "rows"}
+                                    : (slice_names){"TN", "j", "M", "N", "TM", "by", "cs", "columns"};
     int TM = pick_tile_dim(p), TN = pick_tile_dim(p), th = 0;
     if (chance(p, 20))
-        TN = chance(p, 50) ? 256 : 512;
+        *(dim == 1 ? &TN : &TM) = chance(p, 50) ? 256 : 512;
     if (!frag_warps_ok(p, TM, TN, 1, &th)) {
         p->reject = 1;
         return;
     }
     p->threads = th;
-    long long M = pick_dim(p, TM, 500), N = pick_dim(p, TN, 1500);
+    long long M = pick_dim(p, TM, dim == 1 ? 500 : 1500), N = pick_dim(p, TN, dim == 1 ? 1500 : 500);
     int xt = pick_float_type(p), op = rnd(p, 5), op2 = rnd(p, 5);
+    int reduced = dim == 1 ? TN : TM; /* elements a slice combines */
     char pf[16], b[48];
     snprintf(pf, sizeof pf, "%s", p->pfx);
     sb_printf(&p->head, "enum { %s_TM = %d, %s_TN = %d };\n\n", pf, TM, pf, TN);
@@ -3270,32 +3280,37 @@ static void tile_frag_rows(prog *p)
     int softmax = mask && chance(p, 70);
     int second = !softmax && chance(p, 50);
     int clear = chance(p, 60), init = rnd(p, 3); /* clear = 0: m starts filled, cleared, or loaded */
-    long long nbx = (N + TN - 1) / TN;
+    long long blocks = dim == 1 ? (N + TN - 1) / TN : (M + TM - 1) / TM, slices = dim == 1 ? M : N;
     if (!clear && init == 2)
-        add_vec(p, "m0", ET_F32, ROLE_IN, M, "M");
+        add_vec(p, "m0", ET_F32, ROLE_IN, slices, sn.other_ext);
     param *Y = add_mat(p, "Y", pick_float_type(p), ROLE_OUT, M * N, "M", "N");
-    param *RS = add_arr(p, "rs", ET_F32, ROLE_OUT, nbx * M, "float rs[(N + %s_TN - 1) / %s_TN][M]", pf, pf);
-    param *LS =
-        second ? add_arr(p, "ls", ET_F32, ROLE_OUT, nbx * M, "float ls[(N + %s_TN - 1) / %s_TN][M]", pf, pf) : NULL;
+    param *RS = add_arr(p, sn.name, ET_F32, ROLE_OUT, blocks * slices, "float %s[(%s + %s_%s - 1) / %s_%s][%s]",
+                        sn.name, sn.far, pf, sn.tile, pf, sn.tile, sn.other_ext);
+    param *LS = second ? add_arr(p, "ls", ET_F32, ROLE_OUT, blocks * slices, "float ls[(%s + %s_%s - 1) / %s_%s][%s]",
+                                 sn.far, pf, sn.tile, pf, sn.tile, sn.other_ext)
+                       : NULL;
     ln(p, "#pragma tile grid");
     ln(p, "for (int by = 0; by < tile_cdiv(M, %s_TM); by++)", pf);
     ln(p, "    for (int bx = 0; bx < tile_cdiv(N, %s_TN); bx++) {", pf);
     p->ind += 2;
     ln(p, "#pragma tile fragment");
-    ln(p, "float S[%s_TM][%s_TN], m[%s_TM]%s;", pf, pf, pf, second || softmax ? ", l[TMX]" : "");
+    ln(p, "float S[%s_TM][%s_TN], m[%s_%s]%s;", pf, pf, pf, sn.ext, second || softmax ? ", l[TXX]" : "");
     if (second || softmax) { /* the declaration above, with the real extent */
-        char *q = strstr(p->body.p, "l[TMX]");
+        char *q = strstr(p->body.p, "l[TXX]");
         char tail[64];
         snprintf(tail, sizeof tail, "%s", q + 6);
         p->body.len = (size_t)(q - p->body.p);
-        sb_printf(&p->body, "l[%s_TM]%s", pf, tail);
+        sb_printf(&p->body, "l[%s_%s]%s", pf, sn.ext, tail);
     }
     ln(p, "tile_load(S, X, by * %s_TM, bx * %s_TN, M, N);", pf, pf);
     if (mask) {
         ln(p, "#pragma tile parallel");
         ln(p, "for (int i = 0; i < %s_TM; i++)", pf);
         ln(p, "    for (int j = 0; j < %s_TN; j++)", pf);
-        ln(p, "        if (bx * %s_TN + j >= N)", pf);
+        if (dim == 1)
+            ln(p, "        if (bx * %s_TN + j >= N)", pf);
+        else
+            ln(p, "        if (by * %s_TM + i >= M)", pf);
         ln(p, "            S[i][j] = -INFINITY;");
     }
     if (!clear) {
@@ -3304,60 +3319,61 @@ static void tile_frag_rows(prog *p)
         else if (init == 1)
             ln(p, "tile_clear(m);");
         else
-            ln(p, "tile_load(m, m0, by * %s_TM, M);", pf);
+            ln(p, "tile_load(m, m0, %s * %s_%s, %s);", dim == 1 ? "by" : "bx", pf, sn.ext, sn.other_ext);
     }
-    ln(p, "%s(S, m, 1, %d);", red_fn[op], clear);
+    ln(p, "%s(S, m, %d, %d);", red_fn[op], dim, clear);
     int exact_m = op != 2 && op != 4;
     RS->inexact = !exact_m;
     if (!exact_m)
-        out_red(RS, TN, 16 * 0x1p-24);
+        out_red(RS, reduced, 16 * 0x1p-24);
     Y->inexact = 0;
     if (softmax) {
         ln(p, "#pragma tile parallel");
         ln(p, "for (int i = 0; i < %s_TM; i++)", pf);
         ln(p, "    for (int j = 0; j < %s_TN; j++)", pf);
-        ln(p, "        S[i][j] = expf(S[i][j] - m[i]);");
-        ln(p, "tile_reduce_sum(S, l, 1, 1);");
+        ln(p, "        S[i][j] = expf(S[i][j] - m[%s]);", sn.idx);
+        ln(p, "tile_reduce_sum(S, l, %d, 1);", dim);
         ln(p, "#pragma tile parallel");
         ln(p, "for (int i = 0; i < %s_TM; i++)", pf);
         ln(p, "    for (int j = 0; j < %s_TN; j++)", pf);
-        ln(p, "        S[i][j] = S[i][j] / l[i];");
+        ln(p, "        S[i][j] = S[i][j] / l[%s];", sn.idx);
         Y->inexact = 1;
-        out_red(Y, TN, 16 * 0x1p-24);
+        out_red(Y, reduced, 16 * 0x1p-24);
     } else if (chance(p, 60)) {
         ln(p, "#pragma tile parallel");
         ln(p, "for (int i = 0; i < %s_TM; i++)", pf);
         ln(p, "    for (int j = 0; j < %s_TN; j++)", pf);
         switch (rnd(p, 3)) {
         case 0:
-            ln(p, "        S[i][j] = S[i][j] - m[i];");
+            ln(p, "        S[i][j] = S[i][j] - m[%s];", sn.idx);
             break;
         case 1:
-            ln(p, "        S[i][j] = S[i][j] / (fabsf(m[i]) + 1.0f);");
+            ln(p, "        S[i][j] = S[i][j] / (fabsf(m[%s]) + 1.0f);", sn.idx);
             break;
         default:
-            ln(p, "        S[i][j] = fmaxf(S[i][j], m[i] * 0.5f);");
+            ln(p, "        S[i][j] = fmaxf(S[i][j], m[%s] * 0.5f);", sn.idx);
             break;
         }
         if (!exact_m)
-            Y->inexact = 1, out_red(Y, TN, 16 * 0x1p-24);
+            Y->inexact = 1, out_red(Y, reduced, 16 * 0x1p-24);
     }
     if (second) {
-        ln(p, "%s(S, l, 1, 1);", red_fn[op2]);
+        ln(p, "%s(S, l, %d, 1);", red_fn[op2], dim);
         ln(p, "#pragma tile parallel");
-        ln(p, "for (int i = 0; i < %s_TM; i++)", pf);
-        ln(p, "    l[i] = l[i] * 0.5f + m[i];");
+        ln(p, "for (int %s = 0; %s < %s_%s; %s++)", sn.idx, sn.idx, pf, sn.ext, sn.idx);
+        ln(p, "    l[%s] = l[%s] * 0.5f + m[%s];", sn.idx, sn.idx, sn.idx);
         LS->inexact = 1;
-        out_red(LS, TN, 16 * 0x1p-24);
+        out_red(LS, reduced, 16 * 0x1p-24);
         LS->red += RS->red;
     }
+    const char *at = dim == 1 ? "by" : "bx";
     ln(p, "tile_store(Y, S, by * %s_TM, bx * %s_TN, M, N);", pf, pf);
-    ln(p, "tile_store(rs[bx], m, by * %s_TM, M);", pf);
+    ln(p, "tile_store(%s[%s], m, %s * %s_%s, %s);", sn.name, sn.block, at, pf, sn.ext, sn.other_ext);
     if (second)
-        ln(p, "tile_store(ls[bx], l, by * %s_TM, M);", pf);
+        ln(p, "tile_store(ls[%s], l, %s * %s_%s, %s);", sn.block, at, pf, sn.ext, sn.other_ext);
     p->ind -= 2;
     ln(p, "    }");
-    snprintf(p->what, sizeof p->what, "%s of a %d x %d fragment's rows%s%s, M %lld N %lld", red_fn[op], TM, TN,
+    snprintf(p->what, sizeof p->what, "%s of a %d x %d fragment's %s%s%s, M %lld N %lld", red_fn[op], TM, TN, sn.noun,
              clear ? "" : " (accumulating)",
              softmax  ? ", softmax"
              : second ? ", a second reduction"
@@ -3671,7 +3687,7 @@ static void fam_tile(prog *p)
         tile_frag_ew(p);
         break;
     case 1:
-        tile_frag_rows(p);
+        tile_frag_slices(p, chance(p, 40) ? 0 : 1);
         break;
     case 2:
         tile_shared2d(p);
