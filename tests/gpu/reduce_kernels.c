@@ -624,3 +624,57 @@ void column_stats_frag(int M, int N, const float X[M][N], float Y[M][N], float c
             tile_store(cmin[by], mn, bx * 128, N);
         }
 }
+
+/* Fragments reduced into 1-D shared tiles: row maxima of a fragment in
+ * strips (clear) and column sums into a half tile that starts at 0.5 and
+ * accumulates (clear = 0), each written once by the line's owner. */
+#pragma tile kernel threads(128)
+void frag_into_shared(int M, int N, const float X[M][N], float rmax[tile_cdiv(N, 128)][M],
+                      half csum[tile_cdiv(M, 32)][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 32); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile fragment
+            float T[32][128];
+#pragma tile shared
+            float rm[32];
+#pragma tile shared
+            half cs[128];
+            tile_load(T, X, by * 32, bx * 128, M, N);
+            tile_fill(cs, 0.5f);
+            tile_reduce_max(T, rm, 1, 1);
+            tile_reduce_sum(T, cs, 0, 0);
+            tile_store(rmax[bx], rm, by * 32, M);
+            tile_store(csum[by], cs, bx * 128, N);
+        }
+}
+
+/* The same from a GEMM's accumulator (the sm_80 kernel: shared tiles
+ * outside the pipelined loop keep a grid off the sm_90a variant). */
+#pragma tile kernel threads(128)
+void gemm_into_shared(int M, int N, int K, const half A[M][K], const half B[K][N], float rabs[tile_cdiv(N, 64)][M],
+                      float cmin[tile_cdiv(M, 64)][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile shared
+            half As[64][32], Bs[32][64];
+#pragma tile fragment
+            float Cf[64][64];
+#pragma tile shared
+            float ra[64], cm[64];
+            tile_clear(Cf);
+#pragma tile pipelined stages(2)
+            for (int k = 0; k < tile_cdiv(K, 32); k++) {
+                tile_load(As, A, by * 64, k * 32, M, K);
+                tile_load(Bs, B, k * 32, bx * 64, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_reduce_absmax(Cf, ra, 1, 1);
+            tile_reduce_min(Cf, cm, 0, 1);
+            tile_store(rabs[bx], ra, by * 64, M);
+            tile_store(cmin[by], cm, bx * 64, N);
+        }
+}

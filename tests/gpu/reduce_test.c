@@ -59,6 +59,10 @@ void gemm_col_scale(int M, int N, int K, const half A[M][K], const half B[K][N],
                     float amax[tile_cdiv(M, 128)][N]);
 void gemm_col_center(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N],
                      float sums[tile_cdiv(M, 256)][N], float row_max[tile_cdiv(N, 128)][M]);
+void frag_into_shared(int M, int N, const float X[M][N], float rmax[tile_cdiv(N, 128)][M],
+                      half csum[tile_cdiv(M, 32)][N]);
+void gemm_into_shared(int M, int N, int K, const half A[M][K], const half B[K][N], float rabs[tile_cdiv(N, 64)][M],
+                      float cmin[tile_cdiv(M, 64)][N]);
 void column_stats_frag(int M, int N, const float X[M][N], float Y[M][N], float cmax[tile_cdiv(M, 64)][N],
                        float csum[tile_cdiv(M, 64)][N], float cmin[tile_cdiv(M, 64)][N]);
 void row_sums_shared(int M, int N, const bfloat16 X[M][N], half sums[M]);
@@ -314,6 +318,31 @@ static void test_column_stats_frag(int M, int N, data_kind kind)
     column_stats_frag(M, N, x->host, y->host, mx->host, sm->host, mn->host);
     gc_finish(&c, column_stats_frag_gpu(M, N, x->dev, y->dev, mx->dev, sm->dev, mn->dev), "column_stats_frag %dx%d %s",
               M, N, data_names[kind]);
+}
+
+static void test_frag_into_shared(int M, int N)
+{
+    gc_case c;
+    gc_begin(&c);
+    int mb = (M + 31) / 32, nb = (N + 127) / 128;
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)M * N, 0);
+    gc_buf *rmax = gc_out(&c, GC_F32, (size_t)nb * M, 0, TOL_EXACT),
+           *csum = gc_out(&c, GC_F16, (size_t)mb * N, 0, 1e-3);
+    frag_into_shared(M, N, x->host, rmax->host, csum->host);
+    gc_finish(&c, frag_into_shared_gpu(M, N, x->dev, rmax->dev, csum->dev), "frag_into_shared %dx%d", M, N);
+}
+
+static void test_gemm_into_shared(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    int mb = (M + 63) / 64, nb = (N + 63) / 64;
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *rabs = gc_out(&c, GC_F32, (size_t)nb * M, 0, TOL_LONG),
+           *cmin = gc_out(&c, GC_F32, (size_t)mb * N, 0, TOL_LONG);
+    gemm_into_shared(M, N, K, a->host, b->host, rabs->host, cmin->host);
+    gc_finish(&c, gemm_into_shared_gpu(M, N, K, a->dev, b->dev, rabs->dev, cmin->dev), "gemm_into_shared %dx%dx%d", M,
+              N, K);
 }
 
 static void test_row_sums_shared(int M, int N)
@@ -573,6 +602,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof col_frag / sizeof *col_frag; i++)
         test_column_stats_frag(col_frag[i][0], col_frag[i][1], DATA_RANDOM);
     test_column_stats_frag(130, 256, DATA_LARGE);
+    for (size_t i = 0; i < sizeof col_frag / sizeof *col_frag; i++)
+        test_frag_into_shared(col_frag[i][0], col_frag[i][1]);
+    for (size_t i = 0; i < sizeof col_gemm / sizeof *col_gemm; i++)
+        test_gemm_into_shared(col_gemm[i][0], col_gemm[i][1], col_gemm[i][2]);
     static const int chain_shapes[][4] = {{1, 8, 8, 1}, {64, 32, 64, 64}, {100, 72, 40, 130}, {300, 256, 64, 200}};
     for (size_t i = 0; i < sizeof chain_shapes / sizeof *chain_shapes; i++) {
         const int *e = chain_shapes[i];

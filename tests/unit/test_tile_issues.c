@@ -412,7 +412,7 @@ static void refusal_reasons(void **state)
     /* tile_reduce_max: once refused as plain code ('accepts tile
      * declarations, tile operations, ...'), as if it were not a tile
      * operation; a fragment's rows and columns reduce on the GPU now, into
-     * a shared tile it is refused by name */
+     * a fragment or a shared tile */
     assert_non_null(unit_lower(block_src(128, "#pragma tile fragment\n"
                                               "            float Cf[64][64];\n"
                                               "#pragma tile fragment\n"
@@ -431,15 +431,13 @@ static void refusal_reasons(void **state)
                                               "            tile_store(C, Cf, by * 64, bx * 64, M, N);\n")));
     unit_teardown(NULL);
     unit_setup(NULL);
-    assert_null(unit_lower(block_src(128, "#pragma tile fragment\n"
-                                          "            float Cf[64][64];\n"
-                                          "#pragma tile shared\n"
-                                          "            float m[64];\n"
-                                          "            tile_clear(Cf);\n"
-                                          "            tile_reduce_max(Cf, m, 0, 1);\n"
-                                          "            tile_store(C, Cf, by * 64, bx * 64, M, N);\n")));
-    assert_int_equal(diag_error_count(), 1);
-    assert_non_null(strstr(unit_diag_first_line(), "unit_input.c:14:13: error: 'tile_reduce_max'"));
+    assert_non_null(unit_lower(block_src(128, "#pragma tile fragment\n"
+                                              "            float Cf[64][64];\n"
+                                              "#pragma tile shared\n"
+                                              "            float m[64];\n"
+                                              "            tile_clear(Cf);\n"
+                                              "            tile_reduce_max(Cf, m, 0, 1);\n"
+                                              "            tile_store(C, Cf, by * 64, bx * 64, M, N);\n")));
     unit_teardown(NULL);
     unit_setup(NULL);
 

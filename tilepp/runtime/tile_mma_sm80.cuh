@@ -1166,6 +1166,30 @@ __device__ __forceinline__ void reduce_shared(const Tile &src, const smem_vec<T,
         dst.ptr[e] = (T)detail::reduce_line<OP, ABS, DIM>(src, e, clear ? tile_identity<OP, float>() : (float)dst.ptr[e]);
 }
 
+/* tile_reduce_*(src, dst, DIM, clear) of a 2-D fragment (Acc) into a 1-D
+ * shared tile: the fragment's rows (DIM 1) or columns (DIM 0) reduced in
+ * registers as reduce_rows and reduce_cols do, then each line's owner
+ * (one thread a row or column) combines it with dst's old value where
+ * clear is zero and writes it, rounded to T. The caller puts the barriers
+ * around it. */
+template <int OP, bool ABS, int DIM, typename Acc, typename T, int L>
+__device__ __forceinline__ void reduce_into_shared(const Acc &src, const smem_vec<T, L> &dst, bool clear, float *scratch)
+{
+    static_assert(L == (DIM == 1 ? Acc::BM : Acc::BN), "tile80::reduce_into_shared: dst has one value a line");
+    const auto put = [&](float &v, int, int e) {
+        dst.ptr[e] = (T)(clear ? v : tile_combine<OP>((float)dst.ptr[e], v));
+    };
+    if constexpr (DIM == 1) {
+        rows_frag<Acc> line;
+        reduce_rows<OP, ABS>(src, line, true);
+        line.for_each_owned(put);
+    } else {
+        cols_frag<Acc> line;
+        reduce_cols<OP, ABS>(src, line, true, scratch);
+        line.for_each_owned(put);
+    }
+}
+
 /* Every element of a shared tile (smem_tile or smem_vec), spread over the
  * block's THREADS threads. The caller puts the barriers around it. */
 template <int THREADS, typename Tile, typename F> __device__ __forceinline__ void for_each_shared(const Tile &t, F f)

@@ -630,9 +630,9 @@ static bool build_copy(OpBuild *ob)
 }
 
 /* tile_reduce_OP(src, dst, dim, clear) as tile.h defines it; on the GPU,
- * a 2-D fragment's rows or columns into a 1-D fragment (lowering gives dst
- * the rows' or the columns' layout), or a 2-D shared tile's rows or columns
- * into a 1-D fragment or shared tile. */
+ * a 2-D fragment's or shared tile's rows or columns into a 1-D fragment or
+ * shared tile (lowering gives a 1-D fragment that a fragment reduces into
+ * the rows' or the columns' layout). */
 static bool build_reduce(OpBuild *ob, const TileOpName *name)
 {
     IrTileOp *op = ob->op;
@@ -675,11 +675,9 @@ static bool build_reduce(OpBuild *ob, const TileOpName *name)
         }
         return true;
     }
-    if (op->src->space != SPACE_FRAGMENT || op->dst->space != SPACE_FRAGMENT) {
-        error_at(op->loc,
-                 "'%s' of '%s' on the GPU reduces a shared tile, or a fragment into a 1-D fragment, in this version "
-                 "of tilepp; reduce into a 1-D fragment, then tile_copy that into '%s'",
-                 name->name, op->src->name, op->dst->name);
+    if (op->src->space != SPACE_FRAGMENT) {
+        error_at(op->loc, "'%s' on the GPU reduces a shared tile or a fragment; '%s' is neither", name->name,
+                 op->src->name);
         return false;
     }
     return true;

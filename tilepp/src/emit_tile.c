@@ -400,6 +400,10 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
             putf(o, "%stile80::reduce_shared<%s, %s, %d, %s, %d>(%s, %s, (%s) != 0);\n", indent,
                  reduce_op_enum(op->reduce), op->reduce_abs ? "true" : "false", op->dim, elem(op->dst), bl->k->threads,
                  staged(bl, op->src), op->dst->space == SPACE_SHARED ? staged(bl, op->dst) : op->dst->name, op->clear);
+        else if (op->dst->space == SPACE_SHARED)
+            putf(o, "%stile80::reduce_into_shared<%s, %s, %d>(%s, %s, (%s) != 0, %s);\n", indent,
+                 reduce_op_enum(op->reduce), op->reduce_abs ? "true" : "false", op->dim, op->src->name,
+                 staged(bl, op->dst), op->clear, op->dim == 0 ? cols_scratch(bl) : "nullptr");
         else if (op->dim == 1)
             putf(o, "%stile80::reduce_rows<%s, %s>(%s, %s, (%s) != 0);\n", indent, reduce_op_enum(op->reduce),
                  op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear);
