@@ -100,6 +100,21 @@ static void plan_print_scratch(GridPlan *gp, Str *detail)
     str_addf(detail, "%stile_print scratch: %lld", detail->len ? ", " : "", gp->print_bytes);
 }
 
+/* Whether the block's shared memory so far fits on every arch asked for;
+ * refuses it otherwise, `detail` saying what takes the room. */
+static bool smem_fits(const GridPlan *gp, unsigned archs, const char *detail)
+{
+    const char *arch;
+    long long limit = smem_limit(archs, &arch);
+    if (gp->smem_bytes <= limit)
+        return true;
+    error_at(gp->grid->loc,
+             "this block needs %lld bytes of shared memory (%s), more than the %lld a block may have on %s: use "
+             "smaller tiles or fewer stages",
+             gp->smem_bytes, detail, limit, arch);
+    return false;
+}
+
 /* A column reduction of a fragment (tile80::reduce_cols) combines the
  * partials of the warps stacked over the rows in shared memory: warps_m
  * floats a column, one scratch for every such reduction of the block (each
@@ -112,15 +127,9 @@ static bool plan_cols_scratch(GridPlan *gp, unsigned archs)
     gp->cols_bytes = (gp->warps_m * cols * 4 + 127) / 128 * 128;
     gp->cols_offset = gp->smem_bytes;
     gp->smem_bytes += gp->cols_bytes;
-    const char *arch;
-    long long limit = smem_limit(archs, &arch);
-    if (gp->smem_bytes <= limit)
-        return true;
-    error_at(gp->grid->loc,
-             "this block needs %lld bytes of shared memory (%lld of them for column reductions of fragments, %d warps "
-             "over %lld columns), more than the %lld a block may have on %s: use smaller tiles or fewer stages",
-             gp->smem_bytes, gp->cols_bytes, gp->warps_m, cols, limit, arch);
-    return false;
+    return smem_fits(
+        gp, archs,
+        aprintf("column reductions' scratch: %lld, %d warps x %lld columns", gp->cols_bytes, gp->warps_m, cols));
 }
 
 static bool plan_shared(GridPlan *gp, unsigned archs)
@@ -166,14 +175,7 @@ static bool plan_shared(GridPlan *gp, unsigned archs)
         vec_push(&gp->shared, sp);
     }
     plan_print_scratch(gp, &detail);
-    const char *arch;
-    long long limit = smem_limit(archs, &arch);
-    bool ok = gp->smem_bytes <= limit;
-    if (!ok)
-        error_at(g->loc,
-                 "this block needs %lld bytes of shared memory (%s), more than the %lld a block may have on %s: use "
-                 "smaller tiles or fewer stages",
-                 gp->smem_bytes, str_cstr(&detail), limit, arch);
+    bool ok = smem_fits(gp, archs, str_cstr(&detail));
     str_free(&detail);
     return ok;
 }
