@@ -6,12 +6,14 @@
  * bfloat16 with -DELEM=bfloat16), BHND. Each
  * block takes BM query rows of one head: Q's tile stays in shared memory,
  * a pipelined loop walks the keys BN at a time, loading K's and V's tiles;
- * S = Q K^T is a fragment, masked (keys past the sequence; with `causal`,
- * keys after the query) and turned into probabilities with the online
- * softmax (a running row maximum m and row sum l; when the maximum grows,
- * what was summed so far is rescaled by exp2(m_old - m_new)); P, the
- * probabilities rounded to ELEM, multiplies V's tile from registers into
- * the output fragment. The score matrix never touches memory. With
+ * S = Q K^T is a fragment, masked where a key tile needs it (keys past the
+ * sequence; with `causal`, keys after the query: an `if` around the mask's
+ * loop, which every thread of the block evaluates alike, skips it for the
+ * tiles every query of the block sees whole) and turned into probabilities
+ * with the online softmax (a running row maximum m and row sum l; when the
+ * maximum grows, what was summed so far is rescaled by exp2(m_old -
+ * m_new)); P, the probabilities rounded to ELEM, multiplies V's tile from
+ * registers into the output fragment. The score matrix never touches memory. With
  * `causal`, the loop stops at the block's last query: the key tiles after
  * it are all masked, and never loaded.
  *
@@ -86,6 +88,10 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale, con
                 /* query q sees keys below min(q + reach, seq): causal as data, not as a branch in
                  * the loop (which the compiler would split the loop's body around) */
                 const int reach = causal ? 1 : seq;
+                /* keys below `unmasked` are seen by every query of the block: only the key tiles
+                 * that reach past it (the diagonal ones, with `causal`, and the sequence's last)
+                 * need the mask */
+                const int unmasked = qb * BM + reach < seq ? qb * BM + reach : seq;
                 tile_load(Qs, Q[b][h], qb * BM, 0, seq, HEAD_DIM);
                 tile_clear(Acc);
                 tile_fill(m, -INFINITY);
@@ -96,14 +102,17 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale, con
                     tile_load(Vs, V[b][h], kb * BN, 0, seq, HEAD_DIM);
                     tile_clear(S);
                     tile_gemm_nt(Qs, Ks, S);
+                    if (kb * BN + BN > unmasked) {
 #pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        for (int j = 0; j < BN; j++) {
-                            /* keys from `limit` on are masked: past the sequence, or (causal) after the query */
-                            const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
-                            if (kb * BN + j >= limit)
-                                S[i][j] = -INFINITY;
-                        }
+                        for (int i = 0; i < BM; i++)
+                            for (int j = 0; j < BN; j++) {
+                                /* keys from `limit` on are masked: past the sequence, or (causal) after the
+                                 * query */
+                                const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
+                                if (kb * BN + j >= limit)
+                                    S[i][j] = -INFINITY;
+                            }
+                    }
                     tile_copy(m_old, m);
                     tile_reduce_max(S, m, 1, 0);
 #pragma tile parallel
@@ -167,6 +176,10 @@ void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal
                 /* query q sees keys below min(q + reach, seq): causal as data, not as a branch in
                  * the loop (which the compiler would split the loop's body around) */
                 const int reach = causal ? 1 : seq;
+                /* keys below `unmasked` are seen by every query of the block: only the key tiles
+                 * that reach past it (the diagonal ones, with `causal`, and the sequence's last)
+                 * need the mask */
+                const int unmasked = qb * BM + reach < seq ? qb * BM + reach : seq;
                 const int kv = h / (heads / kv_heads); /* the K and V head of query head h */
                 tile_load(Qs, Q[b], qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
                 tile_clear(Acc);
@@ -178,14 +191,17 @@ void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal
                     tile_load(Vs, V[b], kb * BN, kv * HEAD_DIM, seq, kv_heads * HEAD_DIM);
                     tile_clear(S);
                     tile_gemm_nt(Qs, Ks, S);
+                    if (kb * BN + BN > unmasked) {
 #pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        for (int j = 0; j < BN; j++) {
-                            /* keys from `limit` on are masked: past the sequence, or (causal) after the query */
-                            const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
-                            if (kb * BN + j >= limit)
-                                S[i][j] = -INFINITY;
-                        }
+                        for (int i = 0; i < BM; i++)
+                            for (int j = 0; j < BN; j++) {
+                                /* keys from `limit` on are masked: past the sequence, or (causal) after the
+                                 * query */
+                                const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
+                                if (kb * BN + j >= limit)
+                                    S[i][j] = -INFINITY;
+                            }
+                    }
                     tile_copy(m_old, m);
                     tile_reduce_max(S, m, 1, 0);
 #pragma tile parallel

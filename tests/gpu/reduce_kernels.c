@@ -678,3 +678,95 @@ void gemm_into_shared(int M, int N, int K, const half A[M][K], const half B[K][N
             tile_store(cmin[by], cm, bx * 64, N);
         }
 }
+
+/* Uniform ifs around parallel loops (each thread of a block takes the same
+ * branch). Inside the pipelined loop, an if/else on the loop's index: the
+ * products of odd K chunks are subtracted, C = sum over chunks k of
+ * (-1)^k A_k B_k. After it, an if/else on the block's position: the last
+ * column of blocks adds the bias under the user's bounds test, the others
+ * without one; and, nested in the else, a flag parameter doubles the even
+ * rows of blocks. */
+#pragma tile kernel threads(128)
+void guarded_gemm(int M, int N, int K, int twice, const half A[M][K], const half B[K][N], const float bias[N],
+                  float C[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile shared
+            half As[64][32], Bs[32][64];
+#pragma tile fragment
+            float Cf[64][64], T[64][64];
+            const int ragged = bx * 64 + 64 > N;
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, 32); k++) {
+                tile_load(As, A, by * 64, k * 32, M, K);
+                tile_load(Bs, B, k * 32, bx * 64, K, N);
+                tile_clear(T);
+                tile_gemm(As, Bs, T);
+                if (k % 2 == 1) {
+#pragma tile parallel
+                    for (int i = 0; i < 64; i++)
+                        for (int j = 0; j < 64; j++)
+                            Cf[i][j] -= T[i][j];
+                } else {
+#pragma tile parallel
+                    for (int i = 0; i < 64; i++)
+                        for (int j = 0; j < 64; j++)
+                            Cf[i][j] += T[i][j];
+                }
+            }
+            if (ragged) {
+#pragma tile parallel
+                for (int i = 0; i < 64; i++)
+                    for (int j = 0; j < 64; j++)
+                        Cf[i][j] += bx * 64 + j < N ? bias[bx * 64 + j] : 0.0f;
+            } else {
+#pragma tile parallel
+                for (int i = 0; i < 64; i++)
+                    for (int j = 0; j < 64; j++)
+                        Cf[i][j] += bias[bx * 64 + j];
+                if (twice && by % 2 == 0) {
+#pragma tile parallel
+                    for (int i = 0; i < 64; i++)
+                        for (int j = 0; j < 64; j++)
+                            Cf[i][j] *= 2.0f;
+                }
+            }
+            tile_store(C, Cf, by * 64, bx * 64, M, N);
+        }
+}
+
+/* Rows of X from row `split` on negated, then shifted by their maximum:
+ * blocks wholly past split negate every element, the block split cuts
+ * (an else-if) tests each row, the rest do nothing. */
+#pragma tile kernel threads(128)
+void guarded_rows(int M, int N, int split, const float X[M][N], float Y[M][N], float mx[M])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 32); by++) {
+#pragma tile fragment
+        float F[32][64], m[32];
+        tile_load(F, X, by * 32, 0, M, N);
+        if (by * 32 >= split) {
+#pragma tile parallel
+            for (int i = 0; i < 32; i++)
+                for (int j = 0; j < 64; j++)
+                    F[i][j] = -F[i][j];
+        } else if (by * 32 + 32 > split) {
+#pragma tile parallel
+            for (int i = 0; i < 32; i++)
+                for (int j = 0; j < 64; j++)
+                    if (by * 32 + i >= split)
+                        F[i][j] = -F[i][j];
+        }
+        tile_reduce_max(F, m, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < 32; i++)
+            for (int j = 0; j < 64; j++)
+                F[i][j] -= m[i];
+        tile_store(Y, F, by * 32, 0, M, N);
+        tile_store(mx, m, by * 32, M);
+    }
+}

@@ -68,6 +68,9 @@ void column_stats_frag(int M, int N, const float X[M][N], float Y[M][N], float c
 void row_sums_shared(int M, int N, const bfloat16 X[M][N], half sums[M]);
 void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weight[cols], half y[rows][cols],
                  float inv_rms[rows]);
+void guarded_gemm(int M, int N, int K, int twice, const half A[M][K], const half B[K][N], const float bias[N],
+                  float C[M][N]);
+void guarded_rows(int M, int N, int split, const float X[M][N], float Y[M][N], float mx[M]);
 
 #define TOL_ROW 1e-5
 #define TOL_LONG 1e-4
@@ -171,6 +174,29 @@ static void test_gemm_residual(int M, int N, int K)
     gemm_residual(M, N, K, 0.75f, a->host, b->host, r->host, d->host, s->host);
     gc_finish(&c, gemm_residual_gpu(M, N, K, 0.75f, a->dev, b->dev, r->dev, d->dev, s->dev), "gemm_residual %dx%dx%d",
               M, N, K);
+}
+
+static void test_guarded_gemm(int M, int N, int K, int twice)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *bias = gc_in(&c, GC_F32, N, 0), *out = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG);
+    guarded_gemm(M, N, K, twice, a->host, b->host, bias->host, out->host);
+    gc_finish(&c, guarded_gemm_gpu(M, N, K, twice, a->dev, b->dev, bias->dev, out->dev),
+              "guarded_gemm %dx%dx%d twice=%d", M, N, K, twice);
+}
+
+static void test_guarded_rows(int M, int N, int split, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)M * N, 0), *y = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_ROW);
+    gc_buf *mx = gc_out(&c, GC_F32, M, 0, TOL_EXACT);
+    shape_input(x, M, N, N, kind);
+    guarded_rows(M, N, split, x->host, y->host, mx->host);
+    gc_finish(&c, guarded_rows_gpu(M, N, split, x->dev, y->dev, mx->dev), "guarded_rows %dx%d split %d %s", M, N, split,
+              data_names[kind]);
 }
 
 static void test_half_fragment_scale(int M, int N)
@@ -606,6 +632,16 @@ int main(int argc, char **argv)
         test_frag_into_shared(col_frag[i][0], col_frag[i][1]);
     for (size_t i = 0; i < sizeof col_gemm / sizeof *col_gemm; i++)
         test_gemm_into_shared(col_gemm[i][0], col_gemm[i][1], col_gemm[i][2]);
+    /* ifs around parallel loops: K chunks of both signs, ragged and whole
+     * blocks, the flag both ways; rows split inside a block, at its edge,
+     * before every row and after every row */
+    for (size_t i = 0; i < sizeof epilogue_shapes / sizeof *epilogue_shapes; i++)
+        for (int twice = 0; twice < 2; twice++)
+            test_guarded_gemm(epilogue_shapes[i][0], epilogue_shapes[i][1], epilogue_shapes[i][2], twice);
+    static const int split_rows[][3] = {{1, 1, 0}, {100, 50, 45}, {100, 64, 64}, {257, 33, 0}, {200, 64, 300}};
+    for (size_t i = 0; i < sizeof split_rows / sizeof *split_rows; i++)
+        test_guarded_rows(split_rows[i][0], split_rows[i][1], split_rows[i][2], DATA_RANDOM);
+    test_guarded_rows(90, 64, 40, DATA_NEG_INF);
     static const int chain_shapes[][4] = {{1, 8, 8, 1}, {64, 32, 64, 64}, {100, 72, 40, 130}, {300, 256, 64, 200}};
     for (size_t i = 0; i < sizeof chain_shapes / sizeof *chain_shapes; i++) {
         const int *e = chain_shapes[i];

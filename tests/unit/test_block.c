@@ -670,6 +670,89 @@ static void column_fragments(void **state)
         assert_true(gp->sm90->cols_scratch >= 0);
 }
 
+/* A chained product's P: packed (as the products read it) when a copy
+ * from a float fragment and the product are its only uses, and left in
+ * floats once a parallel loop reads it; a guarded loop keeps its ifs,
+ * outermost first, and takes no part in register caches. */
+static const char *chain_source(const char *p_loop)
+{
+    return aprintf("#include <tilepp/tile.h>\n"
+                   "#pragma tile kernel threads(128)\n"
+                   "void k(int M, int K, int N, int flag, const half A[M][K], const half B[K][64],\n"
+                   "       const half D[64][N], float C[M][N])\n"
+                   "{\n"
+                   "#pragma tile grid\n"
+                   "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+                   "#pragma tile shared\n"
+                   "        half As[64][32], Bs[32][64], Ds[64][64];\n"
+                   "#pragma tile fragment\n"
+                   "        float S[64][64], O[64][64];\n"
+                   "#pragma tile fragment\n"
+                   "        half P[64][64];\n"
+                   "        tile_clear(S);\n"
+                   "        tile_clear(O);\n"
+                   "#pragma tile pipelined stages(2)\n"
+                   "        for (int k = 0; k < tile_cdiv(K, 32); k++) {\n"
+                   "            tile_load(As, A, by * 64, k * 32, M, K);\n"
+                   "            tile_load(Bs, B, k * 32, 0, K, 64);\n"
+                   "            tile_gemm(As, Bs, S);\n"
+                   "        }\n"
+                   "        if (flag > 0) {\n"
+                   "            if (by %% 2 == 0) {\n"
+                   "#pragma tile parallel\n"
+                   "                for (int i = 0; i < 64; i++)\n"
+                   "                    for (int j = 0; j < 64; j++)\n"
+                   "                        S[i][j] *= 2.0f;\n"
+                   "            }\n"
+                   "        } else {\n"
+                   "#pragma tile parallel\n"
+                   "            for (int i = 0; i < 64; i++)\n"
+                   "                for (int j = 0; j < 64; j++)\n"
+                   "                    S[i][j] = -S[i][j];\n"
+                   "        }\n"
+                   "        tile_copy(P, S);\n"
+                   "%s"
+                   "        tile_load(Ds, D, 0, 0, 64, N);\n"
+                   "        tile_gemm(P, Ds, O);\n"
+                   "        tile_store(C, O, by * 64, 0, M, N);\n"
+                   "    }\n"
+                   "}\n",
+                   p_loop);
+}
+
+static void packed_operands_and_guards(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower(chain_source(""));
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "k", 0);
+    const IrBuffer *s = gp->grid->tiles.items[3], *p = gp->grid->tiles.items[5];
+    assert_string_equal(p->name, "P");
+    assert_true(fragment_layout(gp, p)->packed);
+    assert_false(fragment_layout(gp, s)->packed);
+    const IrParallel *twice = ((const ParallelPlan *)gp->parallels.items[0])->par;
+    const IrParallel *negate = ((const ParallelPlan *)gp->parallels.items[1])->par;
+    assert_non_null(twice->guard);
+    assert_false(twice->guard->negate);
+    assert_true(code_mentions(twice->guard->cond, "flag"));
+    assert_non_null(twice->guard->inner);
+    assert_true(code_mentions(twice->guard->inner->cond, "by"));
+    assert_null(twice->guard->inner->inner);
+    assert_true(negate->guard->negate);
+    assert_null(negate->guard->inner);
+    assert_true(code_mentions(negate->guard->cond, "flag"));
+
+    plan = unit_lower(chain_source("#pragma tile parallel\n"
+                                   "        for (int i = 0; i < 64; i++)\n"
+                                   "            for (int j = 0; j < 64; j++)\n"
+                                   "                P[i][j] = P[i][j] * 0.5f;\n"));
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    gp = unit_grid_plan(plan, "k", 0);
+    assert_false(fragment_layout(gp, gp->grid->tiles.items[5])->packed);
+}
+
 /* Strips where an accumulator cannot go (8 rows over 8 warps, which an
  * accumulator would need 16 rows a warp for): a warp a row, strips of 4
  * floats; and the accumulator kept in a block whose 2-D fragments differ in
@@ -811,6 +894,7 @@ int main(void)
         UNIT_TEST(row_fragments_across_warps),
         UNIT_TEST(strips_choice),
         UNIT_TEST(column_fragments),
+        UNIT_TEST(packed_operands_and_guards),
         UNIT_TEST(no_registers_between_loops),
         UNIT_TEST(reductions_over_the_grid),
     };

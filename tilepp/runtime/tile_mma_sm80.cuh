@@ -791,6 +791,38 @@ template <> __device__ __forceinline__ void put<__nv_bfloat16>(__nv_bfloat16 *p,
 
 } // namespace detail
 
+/* A 16-bit fragment that only ever feeds products as their A operand
+ * (lowering decides; FlashAttention's P): the values of a BM x BK float
+ * fragment of layout ACC, rounded to T (to nearest even) and packed in
+ * pairs as mma.sync and wgmma read an A operand from registers. The
+ * accumulator pieces 2 kk and 2 kk + 1 of a row piece mi are the A operand
+ * of columns 16 kk .. 16 kk + 15: v[(kk * MI + mi) * 4 + q] holds its four
+ * registers. Half the registers of the float form, and no conversion left
+ * for the product to do. */
+template <typename ACC, typename T> struct packed_a {
+    static_assert(ACC::NI % 2 == 0, "tile80::packed_a: the fragment's columns are a multiple of 16");
+    static constexpr int MI = ACC::MI, KSTEPS = ACC::NI / 2, COUNT = KSTEPS * MI * 4;
+    uint32_t v[COUNT];
+    __device__ __forceinline__ void pack(const ACC &P)
+    {
+        typedef detail::pair_of<T> pair;
+#pragma unroll
+        for (int kk = 0; kk < KSTEPS; kk++)
+#pragma unroll
+            for (int mi = 0; mi < MI; mi++) {
+                const float *lo = &P.v[(mi * ACC::NI + 2 * kk) * 4], *hi = lo + 4;
+                const typename pair::type h[4] = {pair::make(lo[0], lo[1]), pair::make(lo[2], lo[3]),
+                                                  pair::make(hi[0], hi[1]), pair::make(hi[2], hi[3])};
+                memcpy(&v[(kk * MI + mi) * 4], h, sizeof h);
+            }
+    }
+    /* the four registers of k-step kk, row piece mi */
+    __device__ __forceinline__ const uint32_t (&at(int kk, int mi) const)[4]
+    {
+        return *reinterpret_cast<const uint32_t(*)[4]>(&v[(kk * MI + mi) * 4]);
+    }
+};
+
 /* Writes the accumulator to rows [r0, r0+BM) x cols [c0, c0+BN) of the rows x
  * cols row-major matrix dst (leading dimension ld), converted to TO (rounded
  * to nearest even); nothing outside the matrix is written. Adjacent column
@@ -896,24 +928,20 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
  * the row-major order to thread e % THREADS). A 1-D tile is row 0 of a
  * 1 x L tile. */
 
-/* C += P * B with the A operand from registers: P is a BM x BK accumulator
- * (an earlier product, such as FlashAttention's probabilities, whose
- * elements hold values of T), B is BN x BK (B_KMAJOR) or BK x BN in shared
- * memory. The m16n8 accumulator pieces 2 kk and 2 kk + 1 of a row of
- * pieces are, pair by pair, the m16n8k16 A operand of columns 16 kk ..
- * 16 kk + 15: P's values feed the product where they are. Every warp holds
- * whole rows of P and C (WARPS_N = 1). */
+/* C += P * B with the A operand from registers: P, the BM x BK operand of
+ * an earlier product's layout packed as the product reads it (packed_a,
+ * such as FlashAttention's probabilities), B is BN x BK (B_KMAJOR) or BK x
+ * BN in shared memory. Every warp holds whole rows of P and C (WARPS_N =
+ * 1). */
 template <bool B_KMAJOR, typename T, int BM, int BK, int BN, int WM, int BR, int BC>
-__device__ __forceinline__ void mma_rs(const accum<BM, BK, WM, 1> &P, const smem_tile<T, BR, BC> &B,
+__device__ __forceinline__ void mma_rs(const packed_a<accum<BM, BK, WM, 1>, T> &P, const smem_tile<T, BR, BC> &B,
                                        accum<BM, BN, WM, 1> &C)
 {
-    typedef accum<BM, BK, WM, 1> pa;
     typedef accum<BM, BN, WM, 1> acc;
     typedef smem_tile<T, BR, BC> BTile;
     static_assert(B_KMAJOR ? (BR == BN && BC == BK) : (BR == BK && BC == BN),
                   "tile80::mma_rs: the B tile is BN x BK (B_KMAJOR) or BK x BN");
     static_assert(BK % 16 == 0, "tile80::mma_rs: BK is a multiple of 16");
-    typedef detail::pair_of<T> pair;
     constexpr int MI = acc::MI, NJ = acc::NI / 2, KSTEPS = BK / 16;
     constexpr bool BF16 = element<T>::bf16;
     const int lane = (int)threadIdx.x & 31;
@@ -923,15 +951,7 @@ __device__ __forceinline__ void mma_rs(const accum<BM, BK, WM, 1> &P, const smem
      * not fit; the code is unrolled, so the compiler still issues the
      * ldmatrix of the next pair ahead of the products of this one. */
 #pragma unroll
-    for (int kk = 0; kk < KSTEPS; kk++) {
-        uint32_t a[MI][4];
-#pragma unroll
-        for (int mi = 0; mi < MI; mi++) {
-            const float *lo = &P.v[(mi * pa::NI + 2 * kk) * 4], *hi = lo + 4;
-            const typename pair::type h[4] = {pair::make(lo[0], lo[1]), pair::make(lo[2], lo[3]),
-                                              pair::make(hi[0], hi[1]), pair::make(hi[2], hi[3])};
-            memcpy(a[mi], h, sizeof a[mi]);
-        }
+    for (int kk = 0; kk < KSTEPS; kk++)
 #pragma unroll
         for (int nj = 0; nj < NJ; nj++) {
             uint32_t b[4];
@@ -940,9 +960,19 @@ __device__ __forceinline__ void mma_rs(const accum<BM, BK, WM, 1> &P, const smem
             for (int mi = 0; mi < MI; mi++)
 #pragma unroll
                 for (int h = 0; h < 2; h++)
-                    ptx::mma_16816<BF16>(&C.v[(mi * acc::NI + 2 * nj + h) * 4], a[mi], b[2 * h], b[2 * h + 1]);
+                    ptx::mma_16816<BF16>(&C.v[(mi * acc::NI + 2 * nj + h) * 4], P.at(kk, mi), b[2 * h], b[2 * h + 1]);
         }
-    }
+}
+
+/* The same with P a float fragment whose elements hold values of T (an
+ * earlier product's accumulator): rounded and packed first. */
+template <bool B_KMAJOR, typename T, int BM, int BK, int BN, int WM, int BR, int BC>
+__device__ __forceinline__ void mma_rs(const accum<BM, BK, WM, 1> &P, const smem_tile<T, BR, BC> &B,
+                                       accum<BM, BN, WM, 1> &C)
+{
+    packed_a<accum<BM, BK, WM, 1>, T> a;
+    a.pack(P);
+    mma_rs<B_KMAJOR>(a, B, C);
 }
 
 /* A 1-D shared tile: L elements, unswizzled. */

@@ -349,6 +349,12 @@ template <int COUNT> __device__ __forceinline__ void fence_operands(float (&v)[C
     for (int i = 0; i < COUNT; i++)
         asm volatile("" : "+f"(v[i])::"memory");
 }
+template <int COUNT> __device__ __forceinline__ void fence_operands(uint32_t (&v)[COUNT])
+{
+#pragma unroll
+    for (int i = 0; i < COUNT; i++)
+        asm volatile("" : "+r"(v[i])::"memory");
+}
 template <int N> __device__ __forceinline__ void wgmma_wait()
 {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
@@ -682,39 +688,25 @@ __device__ __forceinline__ void mma(const ATile &A, const BTile &B, accum<BM, BN
 #endif
 }
 
-/* C += P * B with the A operand from registers: P is a BM x BK accumulator
- * (the fp32 result of an earlier product, such as FlashAttention's
- * probabilities P = softmax(Q K^T)), rounded to T as C's conversion of P to
- * T would; B is BN x BK (B_KMAJOR) or BK x BN in shared memory. The m64nN
- * result layout and wgmma's A-from-registers layout share their rows and
- * column pairs, so P's values feed the product where they are, without a
- * trip through shared memory. Every consumer warpgroup holds whole rows of
- * P and C (WG_N = 1). */
+/* C += P * B with the A operand from registers: P, the BM x BK operand of
+ * an earlier product's layout packed as wgmma reads it (tile80::packed_a:
+ * FlashAttention's probabilities P = softmax(Q K^T), rounded to T); B is
+ * BN x BK (B_KMAJOR) or BK x BN in shared memory. The m64nN result layout
+ * and wgmma's A-from-registers layout share their rows and column pairs,
+ * so P's values feed the product where they are, without a trip through
+ * shared memory. Every consumer warpgroup holds whole rows of P and C
+ * (WG_N = 1). */
 template <bool B_KMAJOR, typename T, int BM, int BK, int BN, int WG_M, typename BTile>
-__device__ __forceinline__ void mma_rs(const accum<BM, BK, WG_M, 1> &P, const BTile &B, accum<BM, BN, WG_M, 1> &C)
+__device__ __forceinline__ void mma_rs(const tile80::packed_a<accum<BM, BK, WG_M, 1>, T> &P, const BTile &B,
+                                       accum<BM, BN, WG_M, 1> &C)
 {
-    typedef accum<BM, BK, WG_M, 1> pa;
     typedef accum<BM, BN, WG_M, 1> acc;
     static_assert(B_KMAJOR ? (BTile::rows == BN && BTile::cols == BK) : (BTile::rows == BK && BTile::cols == BN),
                   "tile90::mma_rs: the B tile is BN x BK (B_KMAJOR) or BK x BN");
     static_assert(BK % 16 == 0, "tile90::mma_rs: BK is a multiple of 16");
     static_assert(B_KMAJOR || acc::WTN % BTile::PANEL_COLS == 0, "tile90::mma_rs: B's panels split the tile");
-    typedef tile80::detail::pair_of<T> pair;
     constexpr bool BF16 = element<T>::bf16;
 #if TILE90_DEVICE
-    /* All of P rounded first: registers written between the fence and the
-     * products would make ptxas wait for each product (warning C7519). */
-    uint32_t a[BK / 16][acc::MI][4];
-#pragma unroll
-    for (int kk = 0; kk < BK / 16; kk++)
-#pragma unroll
-        for (int mi = 0; mi < acc::MI; mi++) {
-            /* columns 16 kk .. 16 kk + 15 of P: its n8 pieces 2 kk and 2 kk + 1 */
-            const float *lo = &P.v[(mi * pa::NI + 2 * kk) * 4], *hi = lo + 4;
-            const typename pair::type h[4] = {pair::make(lo[0], lo[1]), pair::make(lo[2], lo[3]),
-                                              pair::make(hi[0], hi[1]), pair::make(hi[2], hi[3])};
-            memcpy(a[kk][mi], h, sizeof a[kk][mi]);
-        }
     ptx::fence_operands(C.v);
     ptx::wgmma_fence();
 #pragma unroll
@@ -722,13 +714,25 @@ __device__ __forceinline__ void mma_rs(const accum<BM, BK, WG_M, 1> &P, const BT
         const uint64_t db = B_KMAJOR ? desc_kmajor(B, C.n0, kk * 16) : desc_mnmajor(B, C.n0, kk * 16);
 #pragma unroll
         for (int mi = 0; mi < acc::MI; mi++)
-            ptx::wgmma_rs<acc::WTN, BF16, B_KMAJOR ? 0 : 1>::run(&C.v[mi * acc::NI * 4], a[kk][mi], db, 1);
+            ptx::wgmma_rs<acc::WTN, BF16, B_KMAJOR ? 0 : 1>::run(&C.v[mi * acc::NI * 4], P.at(kk, mi), db, 1);
     }
     ptx::wgmma_commit();
     ptx::fence_operands(C.v);
 #else
     (void)P, (void)B, (void)C, (void)BF16;
 #endif
+}
+
+/* The same with P a float fragment whose elements hold values of T (an
+ * earlier product's accumulator): all of P rounded and packed first
+ * (registers written between the fence and the products would make ptxas
+ * wait for each product, warning C7519). */
+template <bool B_KMAJOR, typename T, int BM, int BK, int BN, int WG_M, typename BTile>
+__device__ __forceinline__ void mma_rs(const accum<BM, BK, WG_M, 1> &P, const BTile &B, accum<BM, BN, WG_M, 1> &C)
+{
+    tile80::packed_a<accum<BM, BK, WG_M, 1>, T> a;
+    a.pack(P);
+    mma_rs<B_KMAJOR>(a, B, C);
 }
 
 /* ---- the epilogue through shared memory ----

@@ -1033,6 +1033,24 @@ IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEff
     return code;
 }
 
+IrCode *build_condition_code(Builder *b, CXCursor c, Vec *accesses, CodeEffects *fx, bool *failed)
+{
+    unsigned begin, end;
+    if (!fe_cursor_range(b->fe, c, &begin, &end)) {
+        error_at(loc_of(b, c), "the condition of an 'if' in a grid block must be written in the file itself, not "
+                               "in a macro");
+        *failed = true;
+        return NULL;
+    }
+    IrCode *code = ir_code_new(loc_of(b, c));
+    Walk w = {.b = b, .mode = CODE_UNIFORM, .accesses = accesses, .code = code, .pos = begin, .end = end};
+    walk(&w, c, USE_READ);
+    flush_text(&w, end);
+    *failed = w.failed;
+    *fx = w.fx;
+    return code;
+}
+
 IrCode *build_plain_code(Builder *b, CXCursor c, unsigned begin, unsigned end)
 {
     IrCode *code = ir_code_new(loc_of(b, c));

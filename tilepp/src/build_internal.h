@@ -92,6 +92,9 @@ typedef struct CodeEffects {
  * what it changes in *fx (if given). Statements of blocks (CODE_UNIFORM)
  * take their closing ';' along. */
 IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEffects *fx, bool *failed);
+/* The same for the condition of an `if` in a grid block (an expression,
+ * without a closing ';'). */
+IrCode *build_condition_code(Builder *b, CXCursor c, Vec *accesses, CodeEffects *fx, bool *failed);
 /* The text [begin, end) of cursor c as it is, but for the casts conditionals
  * between 16-bit floats and other types need in CUDA; NULL after reporting. */
 IrCode *build_plain_code(Builder *b, CXCursor c, unsigned begin, unsigned end);

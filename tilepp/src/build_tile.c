@@ -1061,6 +1061,87 @@ static IrStmt *build_block_parallel(Builder *b, CXCursor loop, const Pragma *p)
     return s;
 }
 
+static bool build_block_stmts(Builder *b, IrGrid *g, CXCursor body, Vec *out, BlockPlace place);
+
+/* Does the condition of a guard mention a variable that a guarded loop
+ * reduces into (and so changes between the loops it guards)? */
+static const IrReduce *reduces_into_guard(const Vec *guarded, const IrCode *cond)
+{
+    for (int i = 0; i < guarded->len; i++) {
+        const IrParallel *par = ((const IrStmt *)guarded->items[i])->par;
+        for (int r = 0; r < par->reduces.len; r++) {
+            const IrReduce *red = par->reduces.items[r];
+            if (code_mentions(cond, red->var))
+                return red;
+        }
+    }
+    return NULL;
+}
+
+/* `if (cond) A [else B]` in a block, around parallel loops: each loop of A
+ * runs where cond holds, each of B where it does not. The condition is
+ * evaluated before each loop, by every thread alike, so it may read only
+ * what the loops cannot change: scalars of the block, parameters,
+ * constants. Anything but parallel loops under it is refused (a product or
+ * a load under a condition would need the pipeline's stages and the
+ * warp-specialized roles to agree on it). */
+static bool build_guarded(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace place, Vec *out)
+{
+    Children ch = children_of(stmt);
+    if (ch.n < 2 || ch.n > 3) {
+        error_at(loc_of(b, stmt), "this 'if' of a grid block has a form tilepp does not take apart: write "
+                                  "'if (condition) { ... } else { ... }'");
+        return false;
+    }
+    Vec accesses = {0};
+    CodeEffects fx;
+    bool failed = false;
+    IrCode *cond = build_condition_code(b, ch.items[0], &accesses, &fx, &failed);
+    if (failed)
+        return false;
+    if (accesses.len || fx.writes_memory || fx.writes_locals) {
+        error_at(loc_of(b, ch.items[0]),
+                 accesses.len ? "the condition of an 'if' around parallel loops in a grid block reads '%s': it may "
+                                "read only scalars (the block's variables, parameters, constants), the same for "
+                                "every thread"
+                              : "the condition of an 'if' around parallel loops in a grid block changes %s: it "
+                                "may only read",
+                 accesses.len       ? ((const IrAccess *)accesses.items[0])->buf->name
+                 : fx.writes_memory ? "memory"
+                                    : "variables of the block");
+        return false;
+    }
+    Vec guarded = {0};
+    for (int branch = 1; branch < ch.n; branch++) {
+        Vec inner = {0};
+        if (!build_block_stmts(b, g, ch.items[branch], &inner, place))
+            return false;
+        for (int i = 0; i < inner.len; i++) {
+            IrStmt *s = inner.items[i];
+            if (s->kind != STMT_PARALLEL) {
+                error_at(s->loc, "only parallel loops may stand under an 'if' in a grid block in this version of "
+                                 "tilepp: move this statement out of the 'if'");
+                return false;
+            }
+            IrGuard *gd = anew(sizeof *gd);
+            *gd = (IrGuard){cond, branch == 2, s->par->guard};
+            s->par->guard = gd;
+            vec_push(&guarded, s);
+        }
+    }
+    const IrReduce *red = reduces_into_guard(&guarded, cond);
+    if (red) {
+        error_at(loc_of(b, ch.items[0]),
+                 "the condition of this 'if' reads '%s', which a parallel loop under it reduces into: it would change "
+                 "between the loops it guards; test a copy taken before the 'if'",
+                 red->var);
+        return false;
+    }
+    for (int i = 0; i < guarded.len; i++)
+        vec_push(out, guarded.items[i]);
+    return true;
+}
+
 /* Adds what the statement becomes to `out`; false after reporting. */
 static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace place, Vec *out)
 {
@@ -1120,6 +1201,8 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace pl
         return refuse_plain_array(b, g, stmt);
     if (k == CXCursor_NullStmt)
         return true;
+    if (k == CXCursor_IfStmt && pragma_inside(b, stmt))
+        return build_guarded(b, g, stmt, place, out);
     if (in_pipeline) {
         error_at(loc_of(b, stmt), "a pipelined loop holds its tile loads, then tile operations on what they loaded; "
                                   "this statement belongs before or after the loop");

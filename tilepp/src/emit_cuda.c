@@ -159,6 +159,26 @@ void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement
     put_code_form(o, code, pp, pp ? FORM_WIDE : 0, statement);
 }
 
+/* `if (` the guards of a parallel loop of a block `) {`, each condition
+ * with its #line; nothing for a loop without. */
+void put_guard_open(Out *o, const IrGuard *guard, const char *in)
+{
+    if (!guard)
+        return;
+    putf(o, "%sif (", in);
+    for (const IrGuard *g = guard; g; g = g->inner) {
+        putf(o, "%s(\n", g->negate ? "!" : "");
+        put_code(o, g->cond, NULL, false);
+        putf(o, "%s    )%s", in, g->inner ? " && " : ") { /* the if around the loop */\n");
+    }
+}
+
+void put_guard_close(Out *o, const IrGuard *guard, const char *in)
+{
+    if (guard)
+        putf(o, "%s}\n", in);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Kernels                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -580,6 +600,7 @@ static void put_unrolled(Out *o, const ParallelPlan *pp, const LoopForm *f)
 void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, bool variants, const char *in)
 {
     const IrParallel *par = pp->par;
+    put_guard_open(o, par->guard, in);
     putf(o, "%s{ ", in);
     put_loop_comment(o, pp, "the block's threads");
     const char *in4 = aprintf("%s    ", in);
@@ -610,6 +631,7 @@ void put_block_parallel(Out *o, const IrKernel *k, const ParallelPlan *pp, bool 
                  r->var, op, r->var, op, k->threads, i);
     }
     putf(o, "%s}\n", in);
+    put_guard_close(o, par->guard, in);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -34,6 +34,10 @@ void put_code(Out *o, const IrCode *code, const ParallelPlan *pp, bool statement
  * fragments at the thread's element tile_e (a loop over their layout). */
 enum { FORM_WIDE = 1, FORM_CACHED = 2, FORM_GROUPED = 4, FORM_FRAGMENT = 8 };
 void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form, bool statement);
+/* The `if` around a parallel loop of a block that stands under one (its
+ * guards), and its closing brace; nothing for a loop without. */
+void put_guard_open(Out *o, const IrGuard *guard, const char *in);
+void put_guard_close(Out *o, const IrGuard *guard, const char *in);
 /* The runtime's name of a reduction operator: TILE_RED_SUM, ... */
 const char *reduce_op_enum(IrReduceOp op);
 

@@ -43,6 +43,11 @@ void put_tile_decl_sm90(Block *bl, const IrBuffer *t)
              t->name);
         return;
     }
+    if (l && l->packed) { /* only a product's A operand: as wgmma reads it */
+        putf(o, "            tile80::packed_a<tile90::accum<%lld, %lld, %d, %d>, %s> %s;\n", t->dims[0], t->dims[1],
+             p->groups_m, p->groups_n, elem(t), t->name);
+        return;
+    }
     if (t->space == SPACE_FRAGMENT) {
         putf(o, "            tile90::accum<%lld, %lld, %d, %d> %s;\n", t->dims[0], t->dims[1], p->groups_m, p->groups_n,
              t->name);

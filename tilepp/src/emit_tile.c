@@ -69,6 +69,8 @@ void put_tile_decl(Block *bl, const IrBuffer *t)
              layout_type(fragment_layout(gp, l->of)), t->name);
     else if (l && l->kind == LAYOUT_SPREAD)
         putf(o, "    tile80::vec_frag<%lld, %d> %s;\n", t->dims[0], bl->k->threads, t->name);
+    else if (l && l->packed) /* only a product's A operand: as the products read it */
+        putf(o, "    tile80::packed_a<%s, %s> %s;\n", layout_type(l), elem(t), t->name);
     else if (l)
         putf(o, "    %s %s;\n", layout_type(l), t->name);
     else {
@@ -201,7 +203,10 @@ static void put_copy(Block *bl, const IrTileOp *op, const char *indent)
 {
     Out *o = bl->o;
     const IrBuffer *d = op->dst, *s = op->src;
-    if (d->space == SPACE_FRAGMENT && s->space == SPACE_FRAGMENT) {
+    const FragLayout *dl = d->space == SPACE_FRAGMENT ? fragment_layout(bl->gp, d) : NULL;
+    if (dl && dl->packed) {
+        putf(o, "%s%s.pack(%s); /* rounded and packed for the products it feeds */\n", indent, d->name, s->name);
+    } else if (d->space == SPACE_FRAGMENT && s->space == SPACE_FRAGMENT) {
         putf(o, "%sfor (int tile_i = 0; tile_i < (int)(sizeof %s.v / sizeof %s.v[0]); tile_i++)\n", indent, d->name,
              d->name);
         putf(o, "%s    %s.v[tile_i] = (float)(%s)%s.v[tile_i];\n", indent, d->name, elem(d), s->name);
@@ -579,6 +584,7 @@ void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in)
                        : l->kind == LAYOUT_COLS   ? "columns"
                        : l->kind == LAYOUT_STRIPS ? "strips layout"
                                                   : "accumulator layout";
+    put_guard_open(o, par->guard, in);
     putf(o, "%s{ // #pragma tile parallel at %s:%d: over the %s of '%s': each thread\n", in, o->names->source_name,
          par->loc.line, over, slices ? l->of->name : f);
     putf(o, "%s  // visits the elements its registers hold.\n", in);
@@ -593,6 +599,7 @@ void put_fragment_loop(Out *o, const ParallelPlan *pp, const char *in)
     }
     put_code_form(o, par->body, pp, FORM_FRAGMENT, true);
     putf(o, "%s    }\n%s}\n", in, in);
+    put_guard_close(o, par->guard, in);
 }
 
 /* A statement of the block. Statements every thread runs alike keep their

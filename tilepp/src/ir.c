@@ -141,6 +141,10 @@ static void dump_parallel(FILE *out, const IrParallel *par, const char *indent)
         fprintf(out, "%s  loop %s %s: %s .. %s%s step %s\n", indent, l->var_type.spelling, l->var, l->lo,
                 l->inclusive ? "inclusive " : "", l->hi, l->step);
     }
+    for (const IrGuard *g = par->guard; g; g = g->inner) {
+        fprintf(out, "%s  if%s\n", indent, g->negate ? " not" : "");
+        dump_code(out, g->cond, aprintf("%s    ", indent));
+    }
     for (int i = 0; i < par->reduces.len; i++) {
         const IrReduce *r = par->reduces.items[i];
         fprintf(out, "%s  reduce %s: %s %s%s\n", indent, r->op_text, r->type.spelling, r->var,
@@ -280,4 +284,22 @@ void ir_dump(FILE *out, const IrModule *m)
                 dump_parallel(out, s->par, "    ");
         }
     }
+}
+
+bool code_mentions(const IrCode *code, const char *name)
+{
+    for (int i = 0; i < code->nsegs; i++) {
+        const IrSeg *seg = &code->segs[i];
+        if (text_mentions(seg->kind == SEG_TEXT ? seg->text : seg->access->text, name))
+            return true;
+    }
+    return false;
+}
+
+bool parallel_mentions(const IrParallel *par, const char *name)
+{
+    for (const IrGuard *g = par->guard; g; g = g->inner)
+        if (code_mentions(g->cond, name))
+            return true;
+    return code_mentions(par->body, name);
 }

@@ -137,17 +137,29 @@ typedef struct IrReduce {
 } IrReduce;
 
 /* `#pragma tile parallel`: a perfect nest whose iterations are independent. */
+/* A condition every thread of a block evaluates alike (it reads scalars of
+ * the block, its parameters and constants, nothing in memory), under which
+ * a parallel loop of the block runs: the user's `if (cond)` around it
+ * (negate: the loop stands in the `else`). Nested ifs chain, outermost
+ * first. */
+typedef struct IrGuard {
+    IrCode *cond;
+    bool negate;
+    const struct IrGuard *inner;
+} IrGuard;
+
 typedef struct IrParallel {
     IrLoop loops[IR_MAX_NEST];
     int depth;
     int vector; /* iterations of the innermost loop per thread */
     SrcLoc vector_loc;
     IrCode *body;
-    Vec accesses;      /* IrAccess*, every access in the body, nested ones too */
-    Vec reduces;       /* IrReduce* */
-    bool in_block;     /* inside a grid block: over the block's threads */
-    Vec inner_pragmas; /* const Pragma*: `#pragma tile local` in the body, honoured as they stand */
-    SrcLoc loc;        /* of the pragma */
+    Vec accesses;         /* IrAccess*, every access in the body, nested ones too */
+    Vec reduces;          /* IrReduce* */
+    bool in_block;        /* inside a grid block: over the block's threads */
+    const IrGuard *guard; /* in a block: runs only where these hold; NULL: always */
+    Vec inner_pragmas;    /* const Pragma*: `#pragma tile local` in the body, honoured as they stand */
+    SrcLoc loc;           /* of the pragma */
 } IrParallel;
 
 /* ---- tiles ----
@@ -325,6 +337,10 @@ void ir_module_free(IrModule *m);
 IrCode *ir_code_new(SrcLoc loc);
 void ir_code_add_text(IrCode *code, const char *text, size_t len);
 void ir_code_add_access(IrCode *code, IrAccess *access);
+/* Does the code mention `name` (in its text or its accesses)? */
+bool code_mentions(const IrCode *code, const char *name);
+/* Does the loop's body, or a condition it runs under, mention `name`? */
+bool parallel_mentions(const IrParallel *par, const char *name);
 
 const IrParam *ir_kernel_param(const IrKernel *k, const char *name);
 bool ir_type_is_float(const IrType *t);

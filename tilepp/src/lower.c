@@ -156,16 +156,6 @@ static bool plan_host_decls(KernelPlan *kp)
     return ok;
 }
 
-bool code_mentions(const IrCode *code, const char *name)
-{
-    for (int i = 0; i < code->nsegs; i++) {
-        const IrSeg *seg = &code->segs[i];
-        if (text_mentions(seg->kind == SEG_TEXT ? seg->text : seg->access->text, name))
-            return true;
-    }
-    return false;
-}
-
 static bool names_reduced(const void *ctx, const char *name);
 
 /* The body reads `name`; a variable the loop reduces stands for a thread's

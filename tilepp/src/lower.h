@@ -48,6 +48,9 @@ typedef struct FragLayout {
     int lanes;            /* LAYOUT_STRIPS: consecutive lanes over a row (a power of two up to 32) */
     const IrBuffer *of;   /* LAYOUT_ROWS, LAYOUT_COLS: the 2-D fragment whose rows or columns it holds (its
                              layout: fragment_layout) */
+    bool packed;          /* LAYOUT_ACCUM of a half or bfloat16 fragment whose only uses are tile_copy from a
+                             float fragment and the A operand of products: held as the products read it, in
+                             pairs of 16-bit values (tile80::packed_a) */
 } FragLayout;
 
 typedef struct ParallelPlan {
@@ -325,8 +328,6 @@ const TileCheck *tile_check_of(const KernelPlan *kp, const IrTileOp *op);
 void plan_vectors(ParallelPlan *pp);
 /* Do the two accesses index the same element in every iteration? */
 bool same_index(const IrAccess *a, const IrAccess *b, int depth);
-/* Does the code mention `name` (in its text or its accesses)? */
-bool code_mentions(const IrCode *code, const char *name);
 /* Do the bounds or steps of the loops mention `name`? */
 bool loops_mention(const IrLoop *loops, int depth, const char *name);
 const SharedPlan *grid_shared(const GridPlan *gp, const IrBuffer *buf);

@@ -236,7 +236,7 @@ static bool stmt_mentions(const IrStmt *s, const char *name)
 {
     switch (s->kind) {
     case STMT_PARALLEL:
-        return code_mentions(s->par->body, name);
+        return parallel_mentions(s->par, name);
     case STMT_SCALAR:
     case STMT_DECL:
         return code_mentions(s->code, name);
@@ -485,11 +485,53 @@ bool block_strips(const GridPlan *gp, int threads, FragLayout *strips)
                 continue;
             int lanes = row_lanes(shape->dims[0] / wm, shape->dims[1] / wn, vec, vec * size);
             if (lanes) {
-                *strips = (FragLayout){NULL, LAYOUT_STRIPS, wm, wn, vec, lanes, NULL};
+                *strips = (FragLayout){NULL, LAYOUT_STRIPS, wm, wn, vec, lanes, NULL, false};
                 return true;
             }
         }
     return false;
+}
+
+/* Is every use of 16-bit fragment t in the statements a copy into it of a
+ * float fragment of its shape, or its reading as a product's A operand?
+ * (*feeds: it is read so at least once.) */
+static bool only_operand(const Vec *body, const IrBuffer *t, bool *feeds)
+{
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *s = body->items[i];
+        if (s->kind == STMT_PIPELINED && !only_operand(&s->pipe->body, t, feeds))
+            return false;
+        if (s->kind == STMT_SEQ && !only_operand(&s->seq->body, t, feeds))
+            return false;
+        const Vec *acc = s->kind == STMT_PARALLEL                                                ? &s->par->accesses
+                         : s->kind == STMT_SCALAR || s->kind == STMT_DECL || s->kind == STMT_SEQ ? &s->accesses
+                                                                                                 : NULL;
+        for (int j = 0; acc && j < acc->len; j++)
+            if (((const IrAccess *)acc->items[j])->buf == t)
+                return false;
+        if (s->kind != STMT_TILE_OP)
+            continue;
+        const IrTileOp *op = s->op;
+        const IrBuffer *src = op->src;
+        bool copy_in = op->kind == TILE_COPY && op->dst == t && src->space == SPACE_FRAGMENT && src->rank == 2 &&
+                       src->elem.kind == SCALAR_FLOAT && src->dims[0] == t->dims[0] && src->dims[1] == t->dims[1];
+        bool operand = op->kind == TILE_GEMM && op->a == t && op->c != t && !op->a_trans;
+        if (!copy_in && !operand && (op->dst == t || op->src == t || op->a == t || op->b == t || op->c == t))
+            return false;
+        *feeds |= operand;
+    }
+    return true;
+}
+
+/* A 16-bit 2-D fragment that only carries a float fragment's values,
+ * rounded, into products as their A operand (FlashAttention's P) is kept
+ * as the products read it: packed pairs, half the registers, rounded once
+ * by the copy rather than again at each product. */
+static bool packed_operand(const GridPlan *gp, const IrBuffer *t)
+{
+    bool feeds = false;
+    return t->rank == 2 && (t->elem.kind == SCALAR_HALF || t->elem.kind == SCALAR_BF16) &&
+           only_operand(&gp->grid->body, t, &feeds) && feeds;
 }
 
 static bool plan_layouts(GridPlan *gp)
@@ -504,9 +546,10 @@ static bool plan_layouts(GridPlan *gp)
         if (t->space != SPACE_FRAGMENT)
             continue;
         FragLayout *l = anew(sizeof *l);
-        *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, 0, 0, NULL};
+        *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, 0, 0, NULL, false};
         if (t->rank == 2 && use_strips)
             l->kind = LAYOUT_STRIPS, l->vec = gp->strips.vec, l->lanes = gp->strips.lanes;
+        l->packed = l->kind == LAYOUT_ACCUM && packed_operand(gp, t);
         const SliceOf *sl = t->rank == 1 ? slice_of(&found, t) : NULL;
         if (sl) {
             l->kind = sl->kind, l->of = sl->of;
@@ -811,10 +854,11 @@ static const VecBuffer *vec_read(const ParallelPlan *pp, const IrBuffer *buf)
 }
 
 /* A 1-D loop over the block's threads (not over a fragment's layout):
- * those unroll and keep buffers in registers between them. */
+ * those unroll and keep buffers in registers between them. Not one under
+ * an `if`: a cache it should fill might stay empty. */
 static bool thread_loop_1d(const GridPlan *gp, const IrStmt *s)
 {
-    return s->kind == STMT_PARALLEL && s->par->depth == 1 && !block_parallel(gp, s->par)->layout;
+    return s->kind == STMT_PARALLEL && s->par->depth == 1 && !block_parallel(gp, s->par)->layout && !s->par->guard;
 }
 
 /* From the parallel loop at list[first] on: the later loops of the same

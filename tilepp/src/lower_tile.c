@@ -397,7 +397,7 @@ static bool block_mentions(const Vec *body, const char *name)
             if (code_mentions(s->code, name))
                 return true;
         } else if (s->kind == STMT_PARALLEL) {
-            if (code_mentions(s->par->body, name) || loops_mention(s->par->loops, s->par->depth, name))
+            if (parallel_mentions(s->par, name) || loops_mention(s->par->loops, s->par->depth, name))
                 return true;
         } else if (s->kind == STMT_SEQ) {
             if (code_mentions(s->seq->header, name) || block_mentions(&s->seq->body, name))
