@@ -13,7 +13,8 @@
  * one against the unfused pair at the timed shape, and against its own CPU
  * run at a ragged shape. Prints a markdown table (bench/RESULTS.md); with
  * --csv FILE also one CSV record per pair timed (bench/plot.py). Without
- * a CUDA device prints "SKIPPED: ..." and exits 77. */
+ * a CUDA device prints "SKIPPED: ..." and exits 77. bench_epilogue_fast is
+ * the same program over kernels built --use_fast_math (BENCH_FAST_MATH). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,7 +194,11 @@ static int bench_shape(int M, int N, int K)
 
 int main(int argc, char **argv)
 {
+#ifdef BENCH_FAST_MATH /* bench_epilogue_fast: the same, every kernel built --use_fast_math */
+    const char *title = "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair, --use_fast_math";
+#else
     const char *title = "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair";
+#endif
     const char *csv_path = tile_bench_csv_arg(argc, argv, title);
     tile_check_require_gpu();
     CR_CHECK(cublasCreate(&blas));

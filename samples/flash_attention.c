@@ -19,7 +19,7 @@
  *
  * On Hopper the grid runs warp-specialized: a producer warpgroup copies Q
  * once and K and V for each step with TMA, two consumer warpgroups (64 rows
- * each; one for heads of 256) multiply with wgmma, P from registers, each
+ * each) multiply with wgmma, P from registers, each
  * step's Q K^T issued before the previous step's P V (lowering's software
  * pipelining); elsewhere warps of 16 rows use mma.sync. The tile sizes and
  * stages are the fastest of those measured on the H200 (bench/RESULTS.md).
@@ -44,16 +44,10 @@
 #endif
 /* Blocks of 128 query rows and 256 threads, key tiles of 64 columns; 128
  * for heads of 64, where 64 would make each step's products too small for
- * the tensor cores (bench/RESULTS.md). Heads of 256 take blocks of 64 rows
- * and 128 threads, and key tiles of 32: a thread's share of the output
- * (128 values) and of the scores then fits its registers. */
-enum {
-    BM = HEAD_DIM > 128 ? 64 : 128,
-    BN = HEAD_DIM <= 64    ? 128
-         : HEAD_DIM <= 128 ? 64
-                           : 32,
-    THREADS = HEAD_DIM > 128 ? 128 : 256
-};
+ * the tensor cores, and 32 for heads of 256, where Q's tile takes 64 KB of
+ * shared memory and the stages of wider K and V tiles would not fit beside
+ * it in the sm_80 kernel's (bench/RESULTS.md). */
+enum { BM = 128, BN = HEAD_DIM <= 64 ? 128 : HEAD_DIM <= 128 ? 64 : 32, THREADS = 256 };
 
 /* At heads of 128 the key tile's width and the pipeline's depth are tuned
  * on the GPU at hand (the other head sizes keep the values above). flops:

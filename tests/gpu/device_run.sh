@@ -96,7 +96,7 @@ if command -v cuobjdump >/dev/null; then
             grep -oE '(LDG|STG)\.E(\.[A-Z0-9]+)*|HMMA\.[0-9A-Z.]+|LDSM[.A-Z0-9]*|LDGSTS[.A-Z0-9]*|HGMMA\.[0-9A-Zx.]+|UTMALDG[.A-Z0-9]*|UTMASTG[.A-Z0-9]*|SYNCS[.A-Z0-9]*' |
             sort | uniq -c; done"
 fi
-[ -n "${NO_BENCH:-}" ] || for bench in bench_launch bench_vector_add bench_rows bench_gemm bench_epilogue bench_gemm_softmax; do
+[ -n "${NO_BENCH:-}" ] || for bench in bench_launch bench_vector_add bench_rows bench_gemm bench_epilogue bench_epilogue_fast bench_gemm_softmax; do
     have "$bench" && step "$bench" "$bench.md" "$bin/$bench" --csv "$out/$bench.csv"
 done
 [ -n "${NO_BENCH:-}" ] || { have bench_gemm && step "bench_gemm (TILEPP_PATH=sm80)" bench_gemm_sm80.md env TILEPP_PATH=sm80 "$bin/bench_gemm" --csv "$out/bench_gemm_sm80.csv"; }

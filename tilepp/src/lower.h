@@ -339,6 +339,9 @@ bool tile_load_is_async(const IrTileOp *op);
 /* Registers a thread spends on fragment t: the 2-D accumulator layout, or
  * a 1-D fragment spread element by element over the block's threads. */
 long long fragment_values_per_thread(const IrBuffer *t, int threads);
+/* lower_block.c: is fragment t kept packed (FragLayout.packed)? Decided
+ * from the IR alone, so that the register budgets can count it at half. */
+bool fragment_packs(const IrGrid *g, const IrBuffer *t);
 
 /* lower_sm90.c: the sm_90a plan of a grid, or NULL with *why saying what
  * keeps the grid on the sm_80 kernel. Never an error: that kernel runs on

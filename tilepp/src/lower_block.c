@@ -527,11 +527,11 @@ static bool only_operand(const Vec *body, const IrBuffer *t, bool *feeds)
  * rounded, into products as their A operand (FlashAttention's P) is kept
  * as the products read it: packed pairs, half the registers, rounded once
  * by the copy rather than again at each product. */
-static bool packed_operand(const GridPlan *gp, const IrBuffer *t)
+bool fragment_packs(const IrGrid *g, const IrBuffer *t)
 {
     bool feeds = false;
-    return t->rank == 2 && (t->elem.kind == SCALAR_HALF || t->elem.kind == SCALAR_BF16) &&
-           only_operand(&gp->grid->body, t, &feeds) && feeds;
+    return t->space == SPACE_FRAGMENT && t->rank == 2 && (t->elem.kind == SCALAR_HALF || t->elem.kind == SCALAR_BF16) &&
+           only_operand(&g->body, t, &feeds) && feeds;
 }
 
 static bool plan_layouts(GridPlan *gp)
@@ -549,7 +549,7 @@ static bool plan_layouts(GridPlan *gp)
         *l = (FragLayout){t, t->rank == 2 ? LAYOUT_ACCUM : LAYOUT_SPREAD, gp->warps_m, gp->warps_n, 0, 0, NULL, false};
         if (t->rank == 2 && use_strips)
             l->kind = LAYOUT_STRIPS, l->vec = gp->strips.vec, l->lanes = gp->strips.lanes;
-        l->packed = l->kind == LAYOUT_ACCUM && packed_operand(gp, t);
+        l->packed = l->kind == LAYOUT_ACCUM && fragment_packs(g, t);
         const SliceOf *sl = t->rank == 1 ? slice_of(&found, t) : NULL;
         if (sl) {
             l->kind = sl->kind, l->of = sl->of;

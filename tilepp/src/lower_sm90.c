@@ -443,7 +443,7 @@ static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per
             *why = "a fragment does not split over the consumer warpgroups as the product's accumulator does";
             return false;
         }
-        per_thread += t->dims[0] * t->dims[1] / (128LL * groups);
+        per_thread += t->dims[0] * t->dims[1] / (128LL * groups) / (l->packed ? 2 : 1); /* packed: two a register */
     }
     if (per_thread > MAX_ACCUM_SM90) {
         *why = "the fragments need more registers than a consumer warpgroup's threads have";

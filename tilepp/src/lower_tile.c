@@ -240,14 +240,17 @@ static long long accum_budget(int threads)
     return budget < MAX_ACCUM_PER_THREAD ? budget : MAX_ACCUM_PER_THREAD;
 }
 
-/* The fragment values each of `threads` threads would hold in this block. */
+/* The fragment values each of `threads` threads would hold in this block,
+ * in registers: a packed 16-bit fragment's values two to a register. */
 static long long block_fragment_values(const IrGrid *g, int threads)
 {
     long long per_thread = 0;
     for (int i = 0; i < g->tiles.len; i++) {
         const IrBuffer *t = g->tiles.items[i];
-        if (t->space == SPACE_FRAGMENT)
-            per_thread += fragment_values_per_thread(t, threads);
+        if (t->space != SPACE_FRAGMENT)
+            continue;
+        long long values = fragment_values_per_thread(t, threads);
+        per_thread += fragment_packs(g, t) ? (values + 1) / 2 : values;
     }
     return per_thread;
 }
