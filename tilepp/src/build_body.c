@@ -1012,6 +1012,21 @@ static void walk_node(Walk *w, CXCursor c, Use use)
     }
 }
 
+/* The code of cursor c over the text [begin, end). */
+static IrCode *walk_code(Builder *b, CXCursor c, CodeMode mode, unsigned begin, unsigned end, bool stmt_child,
+                         Vec *accesses, CodeEffects *fx, bool *failed)
+{
+    IrCode *code = ir_code_new(loc_of(b, c));
+    Walk w = {
+        .b = b, .mode = mode, .accesses = accesses, .code = code, .pos = begin, .end = end, .stmt_child = stmt_child};
+    walk(&w, c, USE_READ);
+    flush_text(&w, end);
+    *failed = w.failed;
+    if (fx)
+        *fx = w.fx;
+    return code;
+}
+
 IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEffects *fx, bool *failed)
 {
     unsigned begin, end;
@@ -1023,14 +1038,7 @@ IrCode *build_code(Builder *b, CXCursor c, CodeMode mode, Vec *accesses, CodeEff
     }
     if (mode == CODE_UNIFORM)
         end = statement_end(b->fe, end);
-    IrCode *code = ir_code_new(loc_of(b, c));
-    Walk w = {.b = b, .mode = mode, .accesses = accesses, .code = code, .pos = begin, .end = end, .stmt_child = true};
-    walk(&w, c, USE_READ);
-    flush_text(&w, end);
-    *failed = w.failed;
-    if (fx)
-        *fx = w.fx;
-    return code;
+    return walk_code(b, c, mode, begin, end, true, accesses, fx, failed);
 }
 
 IrCode *build_condition_code(Builder *b, CXCursor c, Vec *accesses, CodeEffects *fx, bool *failed)
@@ -1042,13 +1050,7 @@ IrCode *build_condition_code(Builder *b, CXCursor c, Vec *accesses, CodeEffects 
         *failed = true;
         return NULL;
     }
-    IrCode *code = ir_code_new(loc_of(b, c));
-    Walk w = {.b = b, .mode = CODE_UNIFORM, .accesses = accesses, .code = code, .pos = begin, .end = end};
-    walk(&w, c, USE_READ);
-    flush_text(&w, end);
-    *failed = w.failed;
-    *fx = w.fx;
-    return code;
+    return walk_code(b, c, CODE_UNIFORM, begin, end, false, accesses, fx, failed);
 }
 
 IrCode *build_plain_code(Builder *b, CXCursor c, unsigned begin, unsigned end)

@@ -1215,11 +1215,6 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace pl
     return add_stmt(out, build_scalar_stmt(b, stmt));
 }
 
-static bool op_uses(const IrTileOp *op, const IrBuffer *t)
-{
-    return op->dst == t || op->src == t || op->a == t || op->b == t || op->c == t;
-}
-
 /* A block has one pipelined loop, and the shared tiles it loads are
  * multi-buffered: outside the loop no stage holds "the" tile. */
 static bool check_pipeline_use(const IrGrid *g)
@@ -1241,7 +1236,7 @@ static bool check_pipeline_use(const IrGrid *g)
             continue;
         for (int j = 0; j < g->body.len; j++) {
             const IrStmt *s = g->body.items[j];
-            if (s->kind == STMT_TILE_OP && op_uses(s->op, load->op->dst)) {
+            if (s->kind == STMT_TILE_OP && tile_op_uses(s->op, load->op->dst)) {
                 error_at(s->loc,
                          "'%s' is loaded in the pipelined loop, which keeps several stages of it: use it inside "
                          "that loop",

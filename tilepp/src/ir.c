@@ -303,3 +303,8 @@ bool parallel_mentions(const IrParallel *par, const char *name)
             return true;
     return code_mentions(par->body, name);
 }
+
+bool tile_op_uses(const IrTileOp *op, const IrBuffer *t)
+{
+    return op->dst == t || op->src == t || op->a == t || op->b == t || op->c == t;
+}

@@ -341,6 +341,8 @@ void ir_code_add_access(IrCode *code, IrAccess *access);
 bool code_mentions(const IrCode *code, const char *name);
 /* Does the loop's body, or a condition it runs under, mention `name`? */
 bool parallel_mentions(const IrParallel *par, const char *name);
+/* Is buffer t one of the tile operation's operands (dst, src, a, b, c)? */
+bool tile_op_uses(const IrTileOp *op, const IrBuffer *t);
 
 const IrParam *ir_kernel_param(const IrKernel *k, const char *name);
 bool ir_type_is_float(const IrType *t);

@@ -492,6 +492,16 @@ bool block_strips(const GridPlan *gp, int threads, FragLayout *strips)
     return false;
 }
 
+/* The buffer accesses of a block statement's own code (a parallel loop's
+ * body; a scalar statement, a declaration, a sequential loop's header), or
+ * NULL for a statement that has none. */
+static const Vec *stmt_accesses(const IrStmt *s)
+{
+    return s->kind == STMT_PARALLEL                                                ? &s->par->accesses
+           : s->kind == STMT_SCALAR || s->kind == STMT_DECL || s->kind == STMT_SEQ ? &s->accesses
+                                                                                   : NULL;
+}
+
 /* Is every use of 16-bit fragment t in the statements a copy into it of a
  * float fragment of its shape, or its reading as a product's A operand?
  * (*feeds: it is read so at least once.) */
@@ -503,9 +513,7 @@ static bool only_operand(const Vec *body, const IrBuffer *t, bool *feeds)
             return false;
         if (s->kind == STMT_SEQ && !only_operand(&s->seq->body, t, feeds))
             return false;
-        const Vec *acc = s->kind == STMT_PARALLEL                                                ? &s->par->accesses
-                         : s->kind == STMT_SCALAR || s->kind == STMT_DECL || s->kind == STMT_SEQ ? &s->accesses
-                                                                                                 : NULL;
+        const Vec *acc = stmt_accesses(s);
         for (int j = 0; acc && j < acc->len; j++)
             if (((const IrAccess *)acc->items[j])->buf == t)
                 return false;
@@ -516,7 +524,7 @@ static bool only_operand(const Vec *body, const IrBuffer *t, bool *feeds)
         bool copy_in = op->kind == TILE_COPY && op->dst == t && src->space == SPACE_FRAGMENT && src->rank == 2 &&
                        src->elem.kind == SCALAR_FLOAT && src->dims[0] == t->dims[0] && src->dims[1] == t->dims[1];
         bool operand = op->kind == TILE_GEMM && op->a == t && op->c != t && !op->a_trans;
-        if (!copy_in && !operand && (op->dst == t || op->src == t || op->a == t || op->b == t || op->c == t))
+        if (!copy_in && !operand && tile_op_uses(op, t))
             return false;
         *feeds |= operand;
     }
@@ -808,9 +816,7 @@ static bool written_in(const Vec *body, const IrBuffer *buf)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        const Vec *acc = s->kind == STMT_PARALLEL                                                ? &s->par->accesses
-                         : s->kind == STMT_SCALAR || s->kind == STMT_DECL || s->kind == STMT_SEQ ? &s->accesses
-                                                                                                 : NULL;
+        const Vec *acc = stmt_accesses(s);
         for (int j = 0; acc && j < acc->len; j++) {
             const IrAccess *a = acc->items[j];
             if (a->buf == buf && (a->is_write || a->escapes))

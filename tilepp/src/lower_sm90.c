@@ -462,8 +462,7 @@ static bool touches(const IrStmt *s, const IrBuffer *frag)
                 return true;
         return false;
     }
-    const IrTileOp *op = s->op;
-    return op->dst == frag || op->src == frag || op->a == frag || op->b == frag || op->c == frag;
+    return tile_op_uses(s->op, frag);
 }
 
 const Sm90Wait *sm90_wait_before(const Sm90Plan *p, const IrStmt *s)
