@@ -6,7 +6,11 @@
 # Disassembles <object> (cuobjdump -sass, which needs nvdisasm beside it or
 # on PATH) and checks that the code of every architecture in it contains each
 # pattern (an extended regular expression), e.g. 'LDG\.E\.128'; a pattern
-# written 'sm_90a:HGMMA' is checked in that architecture's code only. Exits 77
+# written 'sm_90a:HGMMA' is checked in that architecture's code only. A
+# pattern 'A >> B >> C' checks an order: some instruction matching A is
+# followed by one matching B before the next one matching C (work that
+# runs under products in flight: 'DEPBAR.LE gsb0, 0x1 >> MUFU.EX2 >>
+# DEPBAR.LE gsb0, 0x0'). Exits 77
 # (ctest: skipped) when cuobjdump or nvdisasm is missing: install them with
 # `pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` and point
 # TILEPP_CUOBJDUMP at the cuobjdump, or put both on PATH.
@@ -60,7 +64,19 @@ for arch in $archs; do
             [ "${pattern%%:*}" = "$arch" ] || continue
             pattern=${pattern#*:} ;;
         esac
-        count=$(printf '%s\n' "$code" | grep -cE "$pattern")
+        case $pattern in
+        *" >> "*" >> "*) # A >> B >> C: the Bs between an A and the next C
+            first=${pattern%% >> *}
+            rest=${pattern#* >> }
+            middle=${rest%% >> *}
+            last=${rest#* >> }
+            count=$(printf '%s\n' "$code" | awk -v a="$first" -v b="$middle" -v c="$last" '
+                $0 ~ a { on = 1; next }
+                on && $0 ~ c { on = 0 }
+                on && $0 ~ b { n++ }
+                END { print n + 0 }') ;;
+        *) count=$(printf '%s\n' "$code" | grep -cE "$pattern") ;;
+        esac
         if [ "$count" -eq 0 ]; then
             echo "FAILED: $arch: no instruction matches '$pattern'"
             failed=1

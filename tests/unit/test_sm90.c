@@ -388,8 +388,10 @@ static void rotation(void **state)
     const Sm90Wait *w = p->waits.items[1];
     assert_int_equal(w->pinned.len, 1);
     assert_string_equal(((const IrBuffer *)w->pinned.items[0])->name, "S");
+    assert_true(w->held); /* P Cs runs under the loop over S: the wait stays after it */
     w = p->waits.items[0];
     assert_int_equal(w->pinned.len, 0);
+    assert_false(w->held); /* no work between the products and this wait */
     assert_int_equal(w->after.len, 1);
     assert_string_equal(((const IrBuffer *)w->after.items[0])->name, "S");
     const char *touch_acc = "#pragma tile parallel\n"
@@ -404,6 +406,7 @@ static void rotation(void **state)
     w = p->waits.items[0];
     assert_int_equal(w->before->kind, STMT_PARALLEL);
     assert_int_equal(w->pending, 0);
+    assert_false(w->held); /* nothing runs between the products and the wait for them */
 }
 
 int main(void)

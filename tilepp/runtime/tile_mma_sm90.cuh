@@ -355,6 +355,31 @@ template <int COUNT> __device__ __forceinline__ void fence_operands(uint32_t (&v
     for (int i = 0; i < COUNT; i++)
         asm volatile("" : "+r"(v[i])::"memory");
 }
+/* Ends the basic block before a wgmma wait, so that the work above stays
+ * above it: ptxas's scheduler issues a wait as early as its block allows,
+ * and would otherwise run fragment work written to overlap the products in
+ * flight after them. The block ends with a loop ptxas cannot remove (it
+ * iterates while `never_negative` is below 0, which it is not: the
+ * iteration count of the loop around). With the block ended, ptxas also
+ * renames the registers that the next products' operands are written to
+ * (the packed A operand of a register product) instead of waiting to
+ * reuse those the products in flight read. */
+__device__ __forceinline__ void hold_wait(long long never_negative)
+{
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 ".reg .b64 c;\n"
+                 "mov.b64 c, %0;\n"
+                 "TILE_HOLD_%=:\n"
+                 "setp.ge.s64 p, c, 0;\n"
+                 "@p bra.uni TILE_HELD_%=;\n"
+                 "nanosleep.u32 0;\n"
+                 "add.s64 c, c, 1;\n"
+                 "bra.uni TILE_HOLD_%=;\n"
+                 "TILE_HELD_%=:\n"
+                 "}\n" ::"l"(never_negative)
+                 : "memory");
+}
 template <int N> __device__ __forceinline__ void wgmma_wait()
 {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");

@@ -204,6 +204,8 @@ static void put_body(Block *bl, const IrPipelined *pipe, int first, int last, bo
         for (int f = 0; w && f < w->pinned.len; f++)
             putf(o, "%stile90::ptx::fence_operands(%s.v); /* computed under the products in flight */\n", in,
                  ((const IrBuffer *)w->pinned.items[f])->name);
+        if (w && w->held && !all)
+            putf(o, "%stile90::ptx::hold_wait(tile_i); /* the work above runs under the products */\n", in);
         if (w)
             putf(o, "%stile90::ptx::wgmma_wait<%d>(); /* the products in flight touch what comes next */\n", in,
                  all ? 0 : w->pending);

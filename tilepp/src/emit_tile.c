@@ -207,9 +207,10 @@ static void put_copy(Block *bl, const IrTileOp *op, const char *indent)
     if (dl && dl->packed) {
         putf(o, "%s%s.pack(%s); /* rounded and packed for the products it feeds */\n", indent, d->name, s->name);
     } else if (d->space == SPACE_FRAGMENT && s->space == SPACE_FRAGMENT) {
-        putf(o, "%sfor (int tile_i = 0; tile_i < (int)(sizeof %s.v / sizeof %s.v[0]); tile_i++)\n", indent, d->name,
+        /* tile_x: not tile_i, the pipelined loop's iteration, which the consumers' code after it reads */
+        putf(o, "%sfor (int tile_x = 0; tile_x < (int)(sizeof %s.v / sizeof %s.v[0]); tile_x++)\n", indent, d->name,
              d->name);
-        putf(o, "%s    %s.v[tile_i] = (float)(%s)%s.v[tile_i];\n", indent, d->name, elem(d), s->name);
+        putf(o, "%s    %s.v[tile_x] = (float)(%s)%s.v[tile_x];\n", indent, d->name, elem(d), s->name);
     } else if (s->space == SPACE_FRAGMENT) { /* to shared memory: written by threads, read by the block */
         putf(o, "%s{\n%s    const auto tile_d = %s;\n", indent, indent, staged(bl, d));
         putf(

@@ -156,6 +156,12 @@ typedef struct Sm90Wait {
     const IrStmt *before;
     int pending;
     Vec pinned, after; /* const IrBuffer* */
+    /* The wait is held after the pinned work: some of the products it
+     * waits for run under that work. ptxas's scheduler issues a wait as
+     * early as its basic block allows (the wait itself costs nothing to
+     * issue), which would run the work after the products instead of
+     * under them; a held wait starts a block of its own. */
+    bool held;
 } Sm90Wait;
 
 typedef struct Sm90Plan {

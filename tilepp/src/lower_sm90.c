@@ -559,6 +559,8 @@ static bool simulate(Sm90Plan *p, Vec *flight, Vec *written, Sm90Wait **last, co
         w->after.len = 0;
         *last = w;
     }
+    if (w)
+        w->held = w->pinned.len > 0 && flight->len > w->pending;
     if (w && flight->len > w->pending) { /* the oldest groups complete */
         int done = flight->len - w->pending;
         for (int f = done; f < flight->len; f++)
