@@ -154,12 +154,45 @@ static void test_every_point_refused(void **state)
     assert_int_equal(tk->points[0].said_errors, 1);
 }
 
+/* With sm_80 and sm_90a asked for, a point refused for sm_80 alone (more
+ * shared memory than its 163 KB, within Hopper's 227 KB) is translated for
+ * sm_90a and kept, with sm_80's reason; one refused for both is pruned. */
+static void test_sm90a_only_point(void **state)
+{
+    (void)state;
+    static const char src[] = "#include <tilepp/tile.h>\n"
+                              "enum { R = 256 };\n"
+                              "#pragma tile kernel threads(256)\n"
+                              "#pragma tile tune R(256, 384, 512)\n"
+                              "void f(int n, const half x[n][256], half y[n][256])\n"
+                              "{\n"
+                              "#pragma tile grid\n"
+                              "    for (int b = 0; b < tile_cdiv(n, R); b++) {\n"
+                              "#pragma tile shared\n"
+                              "        half Ts[R][256];\n"
+                              "        tile_load(Ts, x, b * R, 0, n, 256);\n"
+                              "        tile_store(y, Ts, b * R, 0, n, 256);\n"
+                              "    }\n"
+                              "}\n";
+    TunedKernel *tk = expand(src);
+    assert_int_equal(tk->nvalid, 2);
+    assert_non_null(tk->points[0].plan); /* 128 KB: both */
+    assert_null(tk->points[0].sm90a_only);
+    assert_non_null(tk->points[1].plan); /* 192 KB: Hopper's only */
+    assert_non_null(tk->points[1].sm90a_only);
+    assert_non_null(strstr(tk->points[1].sm90a_only, "196608 bytes of shared memory"));
+    assert_non_null(strstr(tk->points[1].sm90a_only, "on sm_80"));
+    assert_null(tk->points[2].plan); /* 256 KB: neither */
+    assert_non_null(strstr(tk->points[2].pruned, "on sm_80"));
+    assert_string_equal(unit_diag(), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         UNIT_TEST(test_space_recorded),      UNIT_TEST(test_points_and_pruning),
         UNIT_TEST(test_rewriting),           UNIT_TEST(test_key),
-        UNIT_TEST(test_every_point_refused),
+        UNIT_TEST(test_every_point_refused), UNIT_TEST(test_sm90a_only_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -229,8 +229,10 @@ static void list_variants(const Plan *plan)
         const TunedKernel *tk = plan->tuned.items[i];
         for (int j = 0; j < tk->npoints; j++) {
             const TunePoint *p = &tk->points[j];
-            printf("%s %s  %s%s%s\n", tk->k->name, p->name, p->plan ? "ok" : "pruned: ", p->plan ? "" : p->pruned,
-                   j == tk->source_point ? "  (the file's values)" : "");
+            const char *status = !p->plan        ? aprintf("pruned: %s", p->pruned)
+                                 : p->sm90a_only ? aprintf("ok on sm_90a only: %s", p->sm90a_only)
+                                                 : "ok";
+            printf("%s %s  %s%s\n", tk->k->name, p->name, status, j == tk->source_point ? "  (the file's values)" : "");
         }
     }
 }

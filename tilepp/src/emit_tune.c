@@ -255,8 +255,13 @@ static void put_space(Out *o, const TunedKernel *tk)
     put_param_list(o, k, launcher_param);
     putf(o, "%scudaStream_t tile_stream);\n", k->params.len ? ", " : "");
     putf(o, "static const tile_tune_%s_fn tile_tune_%s_fns[] = {\n", k->name, k->name);
-    for (int i = 0; i < tk->npoints; i++)
-        putf(o, "    %s,\n", tk->points[i].plan ? aprintf("%s::%s_gpu_stream", ns_name(tk, i), k->name) : "nullptr");
+    for (int i = 0; i < tk->npoints; i++) {
+        const TunePoint *p = &tk->points[i];
+        putf(o, "    %s,", p->plan ? aprintf("%s::%s_gpu_stream", ns_name(tk, i), k->name) : "nullptr");
+        if (p->sm90a_only) /* its launch fails where the device lacks what it needs: the tuner passes over it */
+            putf(o, " // translated for sm_90a alone, refused for sm_80: %s", c_string(p->sm90a_only));
+        put(o, "\n");
+    }
     putf(o, "};\nstatic const char *const tile_tune_%s_names[] = {\n", k->name);
     for (int i = 0; i < tk->npoints; i++)
         putf(o, "    \"%s\",\n", tk->points[i].name);

@@ -96,7 +96,7 @@ static void keep_kernel(IrModule *m, const char *name)
 /* Parse, build, check and lower the point's text; NULL when a stage refused
  * it (the reasons are in the capture). The front end (the libclang parse and
  * the pragmas) is let go at the end: nothing after lowering looks at it. */
-static const Plan *translate_point(const TuneContext *ctx, const char *text, const char *kernel)
+static const Plan *translate_point(const TuneContext *ctx, const char *text, const char *kernel, unsigned archs)
 {
     ParseOptions po = *ctx->parse;
     po.unsaved_text = text;
@@ -107,7 +107,7 @@ static const Plan *translate_point(const TuneContext *ctx, const char *text, con
     IrModule *m = build_ir(fe);
     if (m) {
         keep_kernel(m, kernel);
-        m->archs = ctx->archs;
+        m->archs = archs;
         m->debug = ctx->debug;
         if (m->kernels.len == 1 && check_module(m))
             plan = lower_module(m);
@@ -130,12 +130,25 @@ static char *reason_text(const TuneContext *ctx, const char *first_error)
     return astrdup(first_error);
 }
 
+/* A point refused when translated for every arch asked for, when those
+ * are sm_80 and sm_90a, is translated again for sm_90a alone: a space
+ * (larger tiles, deeper pipelines) may hold points that only Hopper's
+ * shared memory takes, and the tuner is there to pick per device. */
 static void translate(const TuneContext *ctx, const IrKernel *k, TunePoint *p)
 {
     char *text = point_text(ctx, k->tune, p->values);
     diag_capture_begin();
-    p->plan = translate_point(ctx, text, k->name);
+    p->plan = translate_point(ctx, text, k->name, ctx->archs);
     DiagCaptured said = diag_capture_end();
+    if (!p->plan && (ctx->archs & ARCH_SM80) && (ctx->archs & ARCH_SM90A)) {
+        diag_capture_begin();
+        p->plan = translate_point(ctx, text, k->name, ARCH_SM90A);
+        DiagCaptured said90 = diag_capture_end();
+        if (p->plan)
+            p->sm90a_only = reason_text(ctx, said.first_error);
+        free(said90.text);
+        free(said90.first_error);
+    }
     if (!p->plan) {
         p->pruned = reason_text(ctx, said.first_error);
         p->said = astrdup(said.text ? said.text : "");

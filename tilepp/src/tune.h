@@ -26,6 +26,12 @@ typedef struct TunePoint {
     const char *pruned; /* pruned: the first error of its translation, "file:line:col: message" */
     const char *said;   /* pruned: everything its translation said, as it would have been printed */
     int said_errors, said_warnings;
+    /* Not NULL: the point was refused for sm_80 (the first error, as
+     * `pruned` would say it) but not for sm_90a alone, and is translated for
+     * that (a Hopper block may have 227 KB of shared memory, an sm_80 one
+     * 163 KB): its variant runs where the device has what it needs, and the
+     * tuner passes over it where its launch fails. */
+    const char *sm90a_only;
 } TunePoint;
 
 typedef struct TunedKernel {
