@@ -149,12 +149,8 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale, con
  * heads (heads a multiple of kv_heads), query head h reading K and V head
  * h / (heads / kv_heads); kv_heads == heads is plain multi-head attention.
  * A head's rows are then a slice of columns of the [seq][heads * HEAD_DIM]
- * matrix of its batch, which the loads and the store index directly. Its
- * key tiles are tuned as flash_attention's. */
-#pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
-#if HEAD_DIM == 128
-#pragma tile tune BN(64, 128)
-#endif
+ * matrix of its batch, which the loads and the store index directly. */
+#pragma tile kernel threads(THREADS)
 void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal, float scale,
                          const ELEM Q[batch][seq][heads * HEAD_DIM], const ELEM K[batch][seq][kv_heads * HEAD_DIM],
                          const ELEM V[batch][seq][kv_heads * HEAD_DIM], ELEM O[batch][seq][heads * HEAD_DIM])
