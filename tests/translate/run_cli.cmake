@@ -8,7 +8,7 @@
 #   output_only default_names include_define arch all_or_nothing
 #   joined_separate double_dash depfile_targets depfile_mmd forwarded_flags
 #   ignored_flags color error_count werror clang_warnings syntax_only
-#   unchanged_outputs debug_flag no_tune
+#   unchanged_outputs debug_flag no_tune list_variants
 #   error_unknown_option error_missing_input error_bad_arch error_bad_emit
 #   error_two_inputs error_missing_value error_unreadable_input error_undefined_macro
 
@@ -785,6 +785,38 @@ void k(int n, float y[n])
   expect_rc(1)
   expect_has(err "bad.c:3:")
   expect_files(tune_space.c tuned.cu tuned.h plain.cu plain.h bad.c)
+
+elseif(CASE STREQUAL "list_variants")
+  # --list-variants: every point, ok or pruned with its reason, and writes
+  # nothing. With both paths asked for, a point that only Hopper's shared
+  # memory takes (192 KB: over sm_80's 163 KB, within sm_90a's 227 KB) is
+  # "ok on sm_90a only" with sm_80's reason; one too large for both is
+  # pruned; with --arch 90a alone the 192 KB point is plainly ok.
+  file(WRITE "${WORK_DIR}/rows.c" [=[
+#include <tilepp/tile.h>
+enum { R = 256 };
+#pragma tile kernel threads(256)
+#pragma tile tune R(256, 384, 512)
+void rows(int n, const half x[n][256], half y[n][256])
+{
+#pragma tile grid
+    for (int b = 0; b < tile_cdiv(n, R); b++) {
+#pragma tile shared
+        half Ts[R][256];
+        tile_load(Ts, x, b * R, 0, n, 256);
+        tile_store(y, Ts, b * R, 0, n, 256);
+    }
+}
+]=])
+  run(--list-variants rows.c)
+  expect_rc(0)
+  expect_has(out "rows R=256  ok  (the file's values)\n")
+  expect_has(out "rows R=384  ok on sm_90a only: rows.c:7:1: this block needs 196608 bytes of shared memory")
+  expect_has(out "rows R=512  pruned: rows.c:7:1: this block needs 262144 bytes")
+  run(--list-variants --arch 90a rows.c)
+  expect_rc(0)
+  expect_has(out "rows R=384  ok\n")
+  expect_files(rows.c)
 
 elseif(CASE STREQUAL "unchanged_outputs")
   # An output whose content would not change is not written again: same
