@@ -3081,6 +3081,63 @@ static int frag_warps_ok(prog *p, int TM, int TN, int nfrag, int *threads)
 }
 
 /* (d1) fragments, element-wise */
+/* What one loop over tile_frag_ew's fragments needs: their names' prefix
+ * and types, whether G is there, and whether the row r or column c of the
+ * matrix may be named. */
+typedef struct frag_ew_loop_env {
+    const char *pf;
+    int ft, gt, two, need_r, need_c;
+} frag_ew_loop_env;
+
+/* One parallel loop over F's (and G's) elements, noting what it computes
+ * in `fake`. */
+static void frag_ew_loop(prog *p, ctx *c, const frag_ew_loop_env *env, param *fake)
+{
+    ln(p, "#pragma tile parallel");
+    ln(p, "for (int i = 0; i < %s_TM; i++)", env->pf);
+    ln(p, "    for (int j = 0; j < %s_TN; j++) {", env->pf);
+    p->ind += 2;
+    ex e = gen_f(p, c, (int)rnd_range(p, 1, 3)), e2;
+    int g2 = env->two && chance(p, 60);
+    e2.s[0] = '\0';
+    if (g2)
+        e2 = gen_f(p, c, (int)rnd_range(p, 1, 2));
+    if (env->need_r && (uses(e.s, "r") || uses(e2.s, "r")))
+        ln(p, "int r = by * %s_TM + i;", env->pf);
+    if (env->need_c && (uses(e.s, "c") || uses(e2.s, "c")))
+        ln(p, "int c = bx * %s_TN + j;", env->pf);
+    note(fake, &e);
+    ln(p, "F[i][j] = %s%s;", conv16(env->ft, &e), e.s);
+    if (g2) {
+        note(fake, &e2);
+        ln(p, "G[i][j] = %s%s;", conv16(env->gt, &e2), e2.s);
+    }
+    p->ind -= 2;
+    ln(p, "    }");
+}
+
+/* A condition on the block's coordinates and the sizes, which every
+ * thread of a block evaluates alike (an `if` around parallel loops). */
+static const char *block_condition(prog *p, const char *pf)
+{
+    static char text[96];
+    switch (rnd(p, 4)) {
+    case 0: /* the block's columns all inside the matrix */
+        snprintf(text, sizeof text, "bx * %s_TN + %s_TN <= N", pf, pf);
+        break;
+    case 1:
+        snprintf(text, sizeof text, "(by + bx) %% 2 == 0");
+        break;
+    case 2:
+        snprintf(text, sizeof text, "by * %s_TM < M / 2", pf);
+        break;
+    default:
+        snprintf(text, sizeof text, "N > %d && by != %d", (int)rnd_range(p, 1, 600), (int)rnd_range(p, 0, 3));
+        break;
+    }
+    return text;
+}
+
 static void tile_frag_ew(prog *p)
 {
     int TM = pick_tile_dim(p), TN = pick_tile_dim(p), th = 0;
@@ -3176,31 +3233,30 @@ static void tile_frag_ew(prog *p)
         ctx_f(&c, 1, 1, 0, 0, "(c < N ? bias[c] : 0.0f)");
     if (x2)
         ctx_f(&c, 1, 1, 0, 0, "(r < M && c < N ? X2[r][c] : 0.0f)");
-    /* one or two loops over the fragments' elements */
+    /* one or two loops over the fragments' elements, each sometimes under a
+     * condition every thread of the block evaluates alike (with an else
+     * loop, sometimes): F then holds either loop's values, or its old ones,
+     * which the model after the loop (the old values, widened when a loop is
+     * inexact) covers */
     int loops = (int)rnd_range(p, 1, 2);
     param fake = {0};
+    frag_ew_loop_env env = {pf, ft, gt, two, need_r, need_c};
     for (int l = 0; l < loops; l++) {
-        ln(p, "#pragma tile parallel");
-        ln(p, "for (int i = 0; i < %s_TM; i++)", pf);
-        ln(p, "    for (int j = 0; j < %s_TN; j++) {", pf);
-        p->ind += 2;
-        ex e = gen_f(p, &c, (int)rnd_range(p, 1, 3)), e2;
-        int g2 = two && chance(p, 60);
-        e2.s[0] = '\0';
-        if (g2)
-            e2 = gen_f(p, &c, (int)rnd_range(p, 1, 2));
-        if (need_r && (uses(e.s, "r") || uses(e2.s, "r")))
-            ln(p, "int r = by * %s_TM + i;", pf);
-        if (need_c && (uses(e.s, "c") || uses(e2.s, "c")))
-            ln(p, "int c = bx * %s_TN + j;", pf);
-        note(&fake, &e);
-        ln(p, "F[i][j] = %s%s;", conv16(ft, &e), e.s);
-        if (g2) {
-            note(&fake, &e2);
-            ln(p, "G[i][j] = %s%s;", conv16(gt, &e2), e2.s);
+        if (chance(p, 25)) {
+            ln(p, "if (%s) {", block_condition(p, pf));
+            p->ind++;
+            frag_ew_loop(p, &c, &env, &fake);
+            p->ind--;
+            if (chance(p, 50)) {
+                ln(p, "} else {");
+                p->ind++;
+                frag_ew_loop(p, &c, &env, &fake);
+                p->ind--;
+            }
+            ln(p, "}");
+        } else {
+            frag_ew_loop(p, &c, &env, &fake);
         }
-        p->ind -= 2;
-        ln(p, "    }");
         /* after the loop F's values are whatever it computed */
         if (!fake.inexact)
             continue;
