@@ -367,8 +367,17 @@ sec_gemm_landmarks() {
         /^[ \t]*arch = / { arch = $3 }
         /Function : / {
             fn = $NF
-            # _Z<len><name>...: the kernel name alone, not its mangled parameters
-            if (match(fn, /^_Z[0-9]+/)) fn = substr(fn, RLENGTH + 1, substr(fn, 3, RLENGTH - 2) + 0)
+            # _Z<len><name>...: the kernel name alone, not its mangled parameters;
+            # _ZN<len><ns><len><name>...: a tuned variant, ns::name
+            if (fn ~ /^_ZN[0-9]/) {
+                rest = substr(fn, 4); name = ""
+                while (match(rest, /^[0-9]+/)) {
+                    len = substr(rest, 1, RLENGTH) + 0
+                    name = name (name == "" ? "" : "::") substr(rest, RLENGTH + 1, len)
+                    rest = substr(rest, RLENGTH + 1 + len)
+                }
+                fn = name
+            } else if (match(fn, /^_Z[0-9]+/)) fn = substr(fn, RLENGTH + 1, substr(fn, 3, RLENGTH - 2) + 0)
             key = arch " " fn; if (!(key in seen)) { seen[key] = 1; order[n++] = key }
         }
         fn != "" && /[^A-Z]HMMA\./ { hmma[key]++ }
@@ -379,13 +388,13 @@ sec_gemm_landmarks() {
         fn != "" && /[^A-Z]UTMALDG/ { tmald[key]++ }
         fn != "" && /[^A-Z]UTMASTG/ { tmast[key]++ }
         END {
-            printf "  %-8s %-28s %6s %6s %7s %9s %6s %8s %8s\n", "arch", "kernel", "HMMA", "LDSM", "LDGSTS",
+            printf "  %-8s %-42s %6s %6s %7s %9s %6s %8s %8s\n", "arch", "kernel", "HMMA", "LDSM", "LDGSTS",
                 "BAR.SYNC", "HGMMA", "UTMALDG", "UTMASTG"
             for (i = 0; i < n; i++) {
                 k = order[i]; split(k, p, " ")
                 variant = p[2] ~ /_sm90$/
                 if (variant && p[1] != "sm_90a") continue  # empty outside sm_90a
-                printf "  %-8s %-28s %6d %6d %7d %9d %6d %8d %8d\n", p[1], p[2], hmma[k], ldsm[k], ldgsts[k],
+                printf "  %-8s %-42s %6d %6d %7d %9d %6d %8d %8d\n", p[1], p[2], hmma[k], ldsm[k], ldgsts[k],
                     bar[k], hgmma[k], tmald[k], tmast[k]
                 if (variant && (hgmma[k] == 0 || tmald[k] == 0)) missing++
                 if (!variant && (hmma[k] == 0 || ldsm[k] == 0 || ldgsts[k] == 0)) missing++
