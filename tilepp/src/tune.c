@@ -94,25 +94,42 @@ static void keep_kernel(IrModule *m, const char *name)
 }
 
 /* Parse, build, check and lower the point's text; NULL when a stage refused
- * it (the reasons are in the capture). The front end (the libclang parse and
- * the pragmas) is let go at the end: nothing after lowering looks at it. */
-static const Plan *translate_point(const TuneContext *ctx, const char *text, const char *kernel, unsigned archs)
+ * it, `said` holding what it said. When the archs asked for are sm_80 and
+ * sm_90a and lowering refused the point, it is lowered again, for sm_90a
+ * alone (only lowering depends on the archs: the parse and the checks are
+ * not repeated), and *sm90a_only says whether that took it; `said` keeps
+ * the first lowering's reasons. The front end (the libclang parse and the
+ * pragmas) is let go at the end: nothing after lowering looks at it. */
+static const Plan *translate_point(const TuneContext *ctx, const char *text, const char *kernel, DiagCaptured *said,
+                                   bool *sm90a_only)
 {
     ParseOptions po = *ctx->parse;
     po.unsaved_text = text;
-    FrontEnd *fe = frontend_parse(&po);
-    if (!fe)
-        return NULL;
     const Plan *plan = NULL;
-    IrModule *m = build_ir(fe);
-    if (m) {
+    IrModule *m = NULL;
+    diag_capture_begin();
+    FrontEnd *fe = frontend_parse(&po);
+    if (fe && (m = build_ir(fe)) != NULL) {
         keep_kernel(m, kernel);
-        m->archs = archs;
+        m->archs = ctx->archs;
         m->debug = ctx->debug;
         if (m->kernels.len == 1 && check_module(m))
             plan = lower_module(m);
+        else
+            m = NULL; /* refused before lowering: no arch takes it */
     }
-    frontend_free(fe);
+    *said = diag_capture_end();
+    if (!plan && m && (ctx->archs & ARCH_SM80) && (ctx->archs & ARCH_SM90A)) {
+        diag_capture_begin();
+        m->archs = ARCH_SM90A;
+        plan = lower_module(m);
+        DiagCaptured again = diag_capture_end();
+        free(again.text);
+        free(again.first_error);
+        *sm90a_only = plan != NULL;
+    }
+    if (fe)
+        frontend_free(fe);
     return plan;
 }
 
@@ -130,25 +147,17 @@ static char *reason_text(const TuneContext *ctx, const char *first_error)
     return astrdup(first_error);
 }
 
-/* A point refused when translated for every arch asked for, when those
- * are sm_80 and sm_90a, is translated again for sm_90a alone: a space
- * (larger tiles, deeper pipelines) may hold points that only Hopper's
- * shared memory takes, and the tuner is there to pick per device. */
+/* A space (larger tiles, deeper pipelines) may hold points that only
+ * Hopper's shared memory takes: those are kept, for sm_90a alone
+ * (translate_point), and the tuner picks per device. */
 static void translate(const TuneContext *ctx, const IrKernel *k, TunePoint *p)
 {
     char *text = point_text(ctx, k->tune, p->values);
-    diag_capture_begin();
-    p->plan = translate_point(ctx, text, k->name, ctx->archs);
-    DiagCaptured said = diag_capture_end();
-    if (!p->plan && (ctx->archs & ARCH_SM80) && (ctx->archs & ARCH_SM90A)) {
-        diag_capture_begin();
-        p->plan = translate_point(ctx, text, k->name, ARCH_SM90A);
-        DiagCaptured said90 = diag_capture_end();
-        if (p->plan)
-            p->sm90a_only = reason_text(ctx, said.first_error);
-        free(said90.text);
-        free(said90.first_error);
-    }
+    DiagCaptured said;
+    bool sm90a_only = false;
+    p->plan = translate_point(ctx, text, k->name, &said, &sm90a_only);
+    if (sm90a_only)
+        p->sm90a_only = reason_text(ctx, said.first_error);
     if (!p->plan) {
         p->pruned = reason_text(ctx, said.first_error);
         p->said = astrdup(said.text ? said.text : "");
