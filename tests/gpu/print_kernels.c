@@ -61,7 +61,8 @@ void print_shared(int M, int N, float scale, const half X[M][N], const float w[N
 }
 
 /* A 2-D fragment, its rows' maxima (a 1-D fragment, one value per row) and
- * a 1-D fragment spread over the threads. */
+ * a 1-D fragment spread over the threads; the maxima printed again in a
+ * sequential loop of the block, once per iteration. */
 #pragma tile kernel threads(128)
 void print_rows(int M, int N, const float X[M][N], const float v[N], float Y[M][N])
 {
@@ -80,6 +81,14 @@ void print_rows(int M, int N, const float X[M][N], const float v[N], float Y[M][
             tile_print(T);
             tile_print(mx);
             tile_print(vs);
+            for (int pass = 0; pass < 2; pass++) { /* the second pass prints the maxima of T - max: 0 */
+#pragma tile parallel
+                for (int i = 0; i < 32; i++)
+                    for (int j = 0; j < TN; j++)
+                        T[i][j] -= mx[i];
+                tile_reduce_max(T, mx, 1, 1);
+                tile_print(mx);
+            }
             tile_store(Y, T, by * 32, bx * TN, M, N);
         }
 }

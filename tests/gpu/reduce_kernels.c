@@ -770,3 +770,134 @@ void guarded_rows(int M, int N, int split, const float X[M][N], float Y[M][N], f
         tile_store(mx, m, by * 32, M);
     }
 }
+
+/* Tile operations in plain sequential loops of a block (no pipeline):
+ * LayerNorm of long rows walked in chunks of 256 columns, first the row
+ * sums of x and x^2 accumulated with clear = 0, then a second walk that
+ * normalises and stores each chunk. Columns past the row load as 0, which
+ * adds nothing to the sums. */
+#pragma tile kernel threads(256)
+void chunked_layernorm(int rows, int cols, float eps, const half x[rows][cols], const float g[cols], half y[rows][cols])
+{
+#pragma tile grid
+    for (int rb = 0; rb < tile_cdiv(rows, 16); rb++) {
+#pragma tile fragment
+        float t[16][256], sq[16][256], s[16], s2[16], mean[16], rstd[16];
+        tile_clear(s);
+        tile_clear(s2);
+        for (int c = 0; c < tile_cdiv(cols, 256); c++) {
+            tile_load(t, x, rb * 16, c * 256, rows, cols);
+#pragma tile parallel
+            for (int i = 0; i < 16; i++)
+                for (int j = 0; j < 256; j++)
+                    sq[i][j] = t[i][j] * t[i][j];
+            tile_reduce_sum(t, s, 1, 0);
+            tile_reduce_sum(sq, s2, 1, 0);
+        }
+#pragma tile parallel
+        for (int i = 0; i < 16; i++) {
+            mean[i] = s[i] / cols;
+            float var = s2[i] / cols - mean[i] * mean[i];
+            rstd[i] = 1.0f / sqrtf(var > 0.0f ? var + eps : eps);
+        }
+        for (int c = 0; c < tile_cdiv(cols, 256); c++) {
+            tile_load(t, x, rb * 16, c * 256, rows, cols);
+#pragma tile parallel
+            for (int i = 0; i < 16; i++)
+                for (int j = 0; j < 256; j++) {
+                    int col = c * 256 + j;
+                    t[i][j] = (t[i][j] - mean[i]) * rstd[i] * (col < cols ? g[col] : 0.0f);
+                }
+            tile_store(y, t, rb * 16, c * 256, rows, cols);
+        }
+    }
+}
+
+/* Column maxima and sums of a tall matrix, a block per 128 columns walking
+ * down the rows in a plain loop: the rows past the matrix masked to -inf
+ * for the maximum and to 0 for the sum, dim-0 reductions across the warps
+ * stacked over the rows (their shared scratch reused every iteration). */
+#pragma tile kernel threads(128)
+void column_walk(int rows, int cols, const float x[rows][cols], float cmax[cols], float csum[cols])
+{
+#pragma tile grid
+    for (int bx = 0; bx < tile_cdiv(cols, 128); bx++) {
+#pragma tile fragment
+        float t[64][128], m[128], s[128];
+        tile_fill(m, -INFINITY);
+        tile_clear(s);
+        for (int r = 0; r < tile_cdiv(rows, 64); r++) {
+            tile_load(t, x, r * 64, bx * 128, rows, cols);
+#pragma tile parallel
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 128; j++)
+                    if (r * 64 + i >= rows)
+                        t[i][j] = -INFINITY;
+            tile_reduce_max(t, m, 0, 0);
+#pragma tile parallel
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 128; j++)
+                    if (r * 64 + i >= rows)
+                        t[i][j] = 0.0f;
+            tile_reduce_sum(t, s, 0, 0);
+        }
+        tile_store(cmax, m, bx * 128, cols);
+        tile_store(csum, s, bx * 128, cols);
+    }
+}
+
+/* A GEMM whose k loop has no pipeline: each step loads both shared tiles
+ * (the block waits for the previous step's product first), multiplies, and
+ * adds the running product's row sums (clear on the first step only). */
+#pragma tile kernel threads(128)
+void gemm_plain_loop(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N],
+                     float sums[tile_cdiv(N, 64)][M])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 64); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile shared
+            half As[64][32], Bs[32][64];
+#pragma tile fragment
+            float Cf[64][64], rs[64];
+            tile_clear(Cf);
+            for (int k = 0; k < K; k += 32) {
+                tile_load(As, A, by * 64, k, M, K);
+                tile_load(Bs, B, k, bx * 64, K, N);
+                tile_gemm(As, Bs, Cf);
+                tile_reduce_sum(Cf, rs, 1, k == 0);
+            }
+#pragma tile parallel
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 64; j++)
+                    Cf[i][j] = fmaxf(Cf[i][j], 0.0f);
+            tile_store(C, Cf, by * 64, bx * 64, M, N);
+            tile_store(sums[bx], rs, by * 64, M);
+        }
+}
+
+/* Column magnitudes through a shared tile in a plain loop: the running
+ * maxima of |x| in a 1-D shared tile, the running sums of |x| in a 1-D
+ * fragment (rows past the matrix load as 0: neither changes). */
+#pragma tile kernel threads(128)
+void column_walk_shared(int rows, int cols, const bfloat16 x[rows][cols], float amax[cols], float asum[cols])
+{
+#pragma tile grid
+    for (int bx = 0; bx < tile_cdiv(cols, 64); bx++) {
+#pragma tile shared
+        bfloat16 T[64][64];
+#pragma tile shared
+        float m[64];
+#pragma tile fragment
+        float s[64];
+        tile_clear(m);
+        tile_clear(s);
+        for (int r = 0; r < rows; r += 64) {
+            tile_load(T, x, r, bx * 64, rows, cols);
+            tile_reduce_absmax(T, m, 0, 0);
+            tile_reduce_abssum(T, s, 0, 0);
+        }
+        tile_store(amax, m, bx * 64, cols);
+        tile_store(asum, s, bx * 64, cols);
+    }
+}

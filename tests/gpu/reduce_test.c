@@ -71,6 +71,12 @@ void rmsnorm_f16(int rows, int cols, const half x[rows][cols], const float weigh
 void guarded_gemm(int M, int N, int K, int twice, const half A[M][K], const half B[K][N], const float bias[N],
                   float C[M][N]);
 void guarded_rows(int M, int N, int split, const float X[M][N], float Y[M][N], float mx[M]);
+void chunked_layernorm(int rows, int cols, float eps, const half x[rows][cols], const float g[cols],
+                       half y[rows][cols]);
+void column_walk(int rows, int cols, const float x[rows][cols], float cmax[cols], float csum[cols]);
+void gemm_plain_loop(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N],
+                     float sums[tile_cdiv(N, 64)][M]);
+void column_walk_shared(int rows, int cols, const bfloat16 x[rows][cols], float amax[cols], float asum[cols]);
 
 #define TOL_ROW 1e-5
 #define TOL_LONG 1e-4
@@ -504,6 +510,56 @@ static void test_scaled_gemm(int M, int N, int K)
     gc_finish(&c, scaled_gemm_gpu(M, N, K, a->dev, b->dev, out->dev), "scaled_gemm %dx%dx%d", M, N, K);
 }
 
+/* Tile operations in plain sequential loops of a block. Sums in another
+ * order than the CPU's (TOL_LONG); maxima exact; half outputs TOL_HALF. */
+static void test_chunked_layernorm(int rows, int cols)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F16, (size_t)rows * cols, 0), *g = gc_in(&c, GC_F32, cols, 0);
+    gc_buf *y = gc_out(&c, GC_F16, (size_t)rows * cols, 0, TOL_HALF);
+    chunked_layernorm(rows, cols, 1e-5f, x->host, g->host, y->host);
+    gc_finish(&c, chunked_layernorm_gpu(rows, cols, 1e-5f, x->dev, g->dev, y->dev), "chunked_layernorm %dx%d", rows,
+              cols);
+}
+
+static void test_column_walk(int rows, int cols, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)rows * cols, 0);
+    if (kind == DATA_LARGE)
+        shape_input(x, rows, cols, cols, kind);
+    gc_buf *mx = gc_out(&c, GC_F32, cols, 0, TOL_EXACT), *sum = gc_out(&c, GC_F32, cols, 0, TOL_LONG);
+    column_walk(rows, cols, x->host, mx->host, sum->host);
+    gc_finish(&c, column_walk_gpu(rows, cols, x->dev, mx->dev, sum->dev), "column_walk %dx%d %s", rows, cols,
+              data_names[kind]);
+}
+
+static void test_gemm_plain_loop(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    int nb = (N + 63) / 64;
+    gc_buf *a = gc_in(&c, GC_F16, (size_t)M * K, 0), *b = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *out = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_HALF);
+    gc_buf *sums = gc_out(&c, GC_F32, (size_t)nb * M, 0, TOL_LONG);
+    gemm_plain_loop(M, N, K, a->host, b->host, out->host, sums->host);
+    gc_finish(&c, gemm_plain_loop_gpu(M, N, K, a->dev, b->dev, out->dev, sums->dev), "gemm_plain_loop %dx%dx%d", M, N,
+              K);
+}
+
+static void test_column_walk_shared(int rows, int cols)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_BF16, (size_t)rows * cols, 0);
+    gc_buf *mx = gc_out(&c, GC_F32, cols, 0, TOL_EXACT), *sum = gc_out(&c, GC_F32, cols, 0, TOL_LONG);
+    column_walk_shared(rows, cols, x->host, mx->host, sum->host);
+    gc_finish(&c, column_walk_shared_gpu(rows, cols, x->dev, mx->dev, sum->dev), "column_walk_shared %dx%d", rows,
+              cols);
+}
+
 int main(int argc, char **argv)
 {
     small_only = argc > 1 && strcmp(argv[1], "--small") == 0;
@@ -647,6 +703,17 @@ int main(int argc, char **argv)
         const int *e = chain_shapes[i];
         test_chain_gemm(e[0], e[1], e[2], e[3]);
     }
+
+    /* tile operations in plain loops of a block: one chunk, several, a ragged last one */
+    static const int walk_shapes[][2] = {{1, 1}, {3, 256}, {40, 1000}, {17, 4097}, {300, 130}};
+    for (size_t i = 0; i < sizeof walk_shapes / sizeof *walk_shapes; i++) {
+        test_chunked_layernorm(walk_shapes[i][0], walk_shapes[i][1]);
+        test_column_walk(walk_shapes[i][1], walk_shapes[i][0], DATA_RANDOM);
+        test_column_walk_shared(walk_shapes[i][1], walk_shapes[i][0]);
+    }
+    test_column_walk(1000, 200, DATA_LARGE);
+    for (size_t i = 0; i < sizeof epilogue_shapes / sizeof *epilogue_shapes; i++)
+        test_gemm_plain_loop(epilogue_shapes[i][0], epilogue_shapes[i][1], epilogue_shapes[i][2]);
 
     return gc_summary();
 }

@@ -877,6 +877,70 @@ static void reductions_over_the_grid(void **state)
     assert_non_null(strstr(cu, "tile_launch_parts(tile_k_0, "));
 }
 
+/* Tile operations in a sequential loop of a block are seen by every
+ * lowering decision that looks for them: a reduction in the loop makes its
+ * 1-D fragment a slice (with the column reductions' scratch), a product
+ * only in the loop gives the block the accumulator layout and its warps,
+ * and a row reduction there whole rows a warp. */
+static void tile_ops_in_block_loops(void **state)
+{
+    (void)state;
+    Plan *plan =
+        unit_lower("#include <math.h>\n"
+                   "#include <tilepp/tile.h>\n"
+                   "#pragma tile kernel threads(128)\n"
+                   "void cols(int rows, int n, const float X[rows][n], float mx[n])\n"
+                   "{\n"
+                   "#pragma tile grid\n"
+                   "    for (int bx = 0; bx < tile_cdiv(n, 128); bx++) {\n"
+                   "#pragma tile fragment\n"
+                   "        float t[64][128], m[128];\n"
+                   "        tile_fill(m, -INFINITY);\n"
+                   "        for (int r = 0; r < tile_cdiv(rows, 64); r++) {\n"
+                   "            tile_load(t, X, r * 64, bx * 128, rows, n);\n"
+                   "            tile_reduce_max(t, m, 0, 0);\n"
+                   "        }\n"
+                   "        tile_store(mx, m, bx * 128, n);\n"
+                   "    }\n"
+                   "}\n"
+                   "#pragma tile kernel threads(128)\n"
+                   "void prod(int M, int K, const half A[M][K], const half B[K][64], float C[M][64], float s[M])\n"
+                   "{\n"
+                   "#pragma tile grid\n"
+                   "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+                   "#pragma tile shared\n"
+                   "        half As[64][32], Bs[32][64];\n"
+                   "#pragma tile fragment\n"
+                   "        float Cf[64][64], rs[64];\n"
+                   "        tile_clear(Cf);\n"
+                   "        for (int k = 0; k < K; k += 32) {\n"
+                   "            tile_load(As, A, by * 64, k, M, K);\n"
+                   "            tile_load(Bs, B, k, 0, K, 64);\n"
+                   "            tile_gemm(As, Bs, Cf);\n"
+                   "            tile_reduce_sum(Cf, rs, 1, k == 0);\n"
+                   "        }\n"
+                   "        tile_store(C, Cf, by * 64, 0, M, 64);\n"
+                   "        tile_store(s, rs, by * 64, M);\n"
+                   "    }\n"
+                   "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "cols", 0);
+    const FragLayout *m = fragment_layout(gp, gp->grid->tiles.items[1]);
+    assert_int_equal(m->kind, LAYOUT_COLS);
+    assert_string_equal(m->of->name, "t");
+    if (gp->warps_m > 1)
+        assert_int_equal(gp->cols_bytes, gp->warps_m * 128 * 4);
+    const GridPlan *pp = unit_grid_plan(plan, "prod", 0);
+    assert_int_equal(fragment_layout(pp, pp->grid->tiles.items[2])->kind, LAYOUT_ACCUM);
+    const FragLayout *rs = fragment_layout(pp, pp->grid->tiles.items[3]);
+    assert_int_equal(rs->kind, LAYOUT_ROWS);
+    assert_string_equal(rs->of->name, "Cf");
+    assert_int_equal(pp->warps_n, 1); /* whole rows a warp, for the row reduction */
+    assert_true(pp->warps_m > 1);
+    assert_null(pp->sm90); /* the Hopper kernel takes one pipelined loop, not a plain one */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -897,6 +961,7 @@ int main(void)
         UNIT_TEST(packed_operands_and_guards),
         UNIT_TEST(no_registers_between_loops),
         UNIT_TEST(reductions_over_the_grid),
+        UNIT_TEST(tile_ops_in_block_loops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1148,12 +1148,14 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace pl
     enum CXCursorKind k = kind_of(stmt);
     const Attached *a = fe_attached_on(b->fe, stmt);
     bool in_pipeline = place == IN_PIPELINE;
-    if (a && place == IN_SEQ && a->pragma->kind != PRAGMA_PARALLEL) {
+    if (a && place == IN_SEQ && a->pragma->kind != PRAGMA_PARALLEL && a->pragma->kind != PRAGMA_GEMM) {
         use_pragma(b, a->pragma);
         error_at(a->pragma->loc,
                  "'#pragma tile %s' in a sequential loop of a grid block is not implemented yet in "
-                 "this version of tilepp (parallel loops are)",
-                 pragma_kind_name(a->pragma->kind));
+                 "this version of tilepp (parallel loops, tile operations and products are): %s",
+                 pragma_kind_name(a->pragma->kind),
+                 a->pragma->kind == PRAGMA_PIPELINED ? "a block's pipelined loop stands at its top level"
+                                                     : "declare the block's tiles at its top level");
         return false;
     }
     if (a &&
@@ -1171,13 +1173,6 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace pl
     }
     if (k == CXCursor_CallExpr) {
         const TileOpName *name = tile_op_named(spelling(stmt));
-        if (name && place == IN_SEQ) {
-            error_at(loc_of(b, stmt),
-                     "'%s' in a sequential loop of a grid block is not implemented yet in this "
-                     "version of tilepp",
-                     name->name);
-            return false;
-        }
         if (name && name->kind == TILE_PRINT && in_pipeline) {
             error_at(loc_of(b, stmt), "tile_print in a pipelined loop is not implemented yet in this version of "
                                       "tilepp: print before or after the loop");
@@ -1215,6 +1210,24 @@ static bool build_block_stmt(Builder *b, IrGrid *g, CXCursor stmt, BlockPlace pl
     return add_stmt(out, build_scalar_stmt(b, stmt));
 }
 
+/* Refuses a tile operation of `body` (sequential loops' too) on `t`, a
+ * tile the pipelined loop loads. */
+static bool staged_tile_unused(const Vec *body, const IrBuffer *t)
+{
+    for (int j = 0; j < body->len; j++) {
+        const IrStmt *s = body->items[j];
+        if (s->kind == STMT_SEQ && !staged_tile_unused(&s->seq->body, t))
+            return false;
+        if (s->kind == STMT_TILE_OP && tile_op_uses(s->op, t)) {
+            error_at(s->loc,
+                     "'%s' is loaded in the pipelined loop, which keeps several stages of it: use it inside that loop",
+                     t->name);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* A block has one pipelined loop, and the shared tiles it loads are
  * multi-buffered: outside the loop no stage holds "the" tile. */
 static bool check_pipeline_use(const IrGrid *g)
@@ -1232,18 +1245,8 @@ static bool check_pipeline_use(const IrGrid *g)
     }
     for (int i = 0; pipe && i < pipe->body.len; i++) {
         const IrStmt *load = pipe->body.items[i];
-        if (load->kind != STMT_TILE_OP || load->op->kind != TILE_LOAD)
-            continue;
-        for (int j = 0; j < g->body.len; j++) {
-            const IrStmt *s = g->body.items[j];
-            if (s->kind == STMT_TILE_OP && tile_op_uses(s->op, load->op->dst)) {
-                error_at(s->loc,
-                         "'%s' is loaded in the pipelined loop, which keeps several stages of it: use it inside "
-                         "that loop",
-                         load->op->dst->name);
-                return false;
-            }
-        }
+        if (load->kind == STMT_TILE_OP && load->op->kind == TILE_LOAD && !staged_tile_unused(&g->body, load->op->dst))
+            return false;
     }
     return true;
 }

@@ -364,7 +364,7 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
     Out *o = bl->o;
     line_to_source(o, op->loc);
     TileSyncs syncs = tile_op_syncs(op);
-    if (syncs.before)
+    if (syncs.before && !block_sync_shared(bl->gp, op))
         putf(o, "%s__syncthreads();\n", indent);
     const char *outer = indent;
     const TileCheck *check = put_check_open(bl, op, outer);

@@ -308,3 +308,8 @@ bool tile_op_uses(const IrTileOp *op, const IrBuffer *t)
 {
     return op->dst == t || op->src == t || op->a == t || op->b == t || op->c == t;
 }
+
+const Vec *stmt_nested(const IrStmt *s)
+{
+    return s->kind == STMT_PIPELINED ? &s->pipe->body : s->kind == STMT_SEQ ? &s->seq->body : NULL;
+}

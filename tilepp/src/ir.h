@@ -343,6 +343,11 @@ bool code_mentions(const IrCode *code, const char *name);
 bool parallel_mentions(const IrParallel *par, const char *name);
 /* Is buffer t one of the tile operation's operands (dst, src, a, b, c)? */
 bool tile_op_uses(const IrTileOp *op, const IrBuffer *t);
+/* The statements a block statement holds: a pipelined or a sequential
+ * loop's body; NULL for the others. Walks over a block's statements that
+ * look for tile operations recurse through it, so that they see the
+ * operations of every loop. */
+const Vec *stmt_nested(const IrStmt *s);
 
 const IrParam *ir_kernel_param(const IrKernel *k, const char *name);
 bool ir_type_is_float(const IrType *t);

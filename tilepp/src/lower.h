@@ -236,6 +236,8 @@ typedef struct GridPlan {
     Vec decls;                 /* const IrStmt*: kernel-level declarations the block reads */
     Vec parallels;             /* ParallelPlan*: the block's parallel loops (over its threads) */
     Vec syncs;                 /* const IrStmt*: block statements that need a __syncthreads() before them */
+    Vec shared_syncs;          /* const IrTileOp*: tile operations whose barrier before them is the barrier after
+                                  the operation just before (two loads in a row: one barrier between them) */
     Vec views;                 /* const IrParam*: C99 array parameters that block code indexes */
     Vec caches;                /* RegCache*: buffers kept in registers between the block's loops */
     Vec layouts;               /* FragLayout*: one per fragment of the grid */
@@ -323,6 +325,9 @@ const FragLayout *fragment_layout(const GridPlan *gp, const IrBuffer *frag);
 const ParallelPlan *block_parallel(const GridPlan *gp, const IrParallel *par);
 /* Whether a __syncthreads() goes before block statement s. */
 bool block_sync_before(const GridPlan *gp, const IrStmt *s);
+/* Does tile operation `op` go without its own barrier before it, the one
+ * after the operation before it standing for it (tile_op_syncs)? */
+bool block_sync_shared(const GridPlan *gp, const IrTileOp *op);
 
 /* lower_debug.c, -g: the checks of a grid's tile loads and stores, numbered
  * from *next_site on; the grid takes the sm_80 kernel on every device. */

@@ -182,6 +182,7 @@ static bool reduces(const IrStmt *s) { return s->kind == STMT_PARALLEL && s->par
  * barrier) when it starts; leaves what is pending after it. */
 static void plan_syncs(GridPlan *gp, const Scope *sc, const Vec *body, Touch *pending)
 {
+    bool just_synced = false; /* the statement before ended in a barrier of its own */
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
         Touch t = touch_of(sc, s);
@@ -201,9 +202,13 @@ static void plan_syncs(GridPlan *gp, const Scope *sc, const Vec *body, Touch *pe
             plan_syncs(gp, sc, &s->seq->body, &in);
             *pending = in;
             add(pending, &carried);
+            just_synced = false;
             continue;
         }
         TileSyncs own = s->kind == STMT_TILE_OP ? tile_op_syncs(s->op) : (TileSyncs){false, false};
+        if (own.before && just_synced)
+            vec_push(&gp->shared_syncs, (void *)s->op);
+        just_synced = s->kind == STMT_TILE_OP && own.after;
         if (s->kind == STMT_PIPELINED)
             own.after = true; /* it waits for its last copies, then syncs */
         if (own.before)
@@ -219,6 +224,8 @@ static void plan_syncs(GridPlan *gp, const Scope *sc, const Vec *body, Touch *pe
 }
 
 bool block_sync_before(const GridPlan *gp, const IrStmt *s) { return vec_contains(&gp->syncs, s); }
+
+bool block_sync_shared(const GridPlan *gp, const IrTileOp *op) { return gp && vec_contains(&gp->shared_syncs, op); }
 
 const ParallelPlan *block_parallel(const GridPlan *gp, const IrParallel *par)
 {
@@ -317,8 +324,8 @@ static bool find_slices(const Vec *body, Vec *found)
     bool news = false;
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_PIPELINED)
-            news |= find_slices(&s->pipe->body, found);
+        if (stmt_nested(s))
+            news |= find_slices(stmt_nested(s), found);
         if (s->kind == STMT_TILE_OP) {
             const IrTileOp *op = s->op;
             if (op->kind == TILE_REDUCE && op->src->space == SPACE_FRAGMENT)
@@ -354,7 +361,7 @@ static bool slice_ops_ok(const Vec *body, const Vec *found, const SliceOf *sl)
     const IrBuffer *t = sl->frag;
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_PIPELINED && !slice_ops_ok(&s->pipe->body, found, sl))
+        if (stmt_nested(s) && !slice_ops_ok(stmt_nested(s), found, sl))
             return false;
         const IrTileOp *op = s->kind == STMT_TILE_OP ? s->op : NULL;
         if (!op || (op->dst != t && op->src != t))
@@ -389,7 +396,7 @@ long long block_cols_width(const Vec *body)
     long long widest = 0;
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        long long w = s->kind == STMT_PIPELINED ? block_cols_width(&s->pipe->body) : 0;
+        long long w = stmt_nested(s) ? block_cols_width(stmt_nested(s)) : 0;
         const IrTileOp *op = s->kind == STMT_TILE_OP ? s->op : NULL;
         if (op && op->kind == TILE_REDUCE && op->dim == 0 && op->src->space == SPACE_FRAGMENT)
             w = op->src->dims[1];
@@ -407,8 +414,7 @@ static bool has_product(const Vec *body)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if ((s->kind == STMT_PIPELINED && has_product(&s->pipe->body)) ||
-            (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM))
+        if ((stmt_nested(s) && has_product(stmt_nested(s))) || (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM))
             return true;
     }
     return false;
@@ -420,8 +426,8 @@ static int smallest_moved(const Vec *body, const IrBuffer *t, int least)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_PIPELINED)
-            least = smallest_moved(&s->pipe->body, t, least);
+        if (stmt_nested(s))
+            least = smallest_moved(stmt_nested(s), t, least);
         if (s->kind != STMT_TILE_OP)
             continue;
         const IrTileOp *op = s->op;
@@ -509,9 +515,7 @@ static bool only_operand(const Vec *body, const IrBuffer *t, bool *feeds)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_PIPELINED && !only_operand(&s->pipe->body, t, feeds))
-            return false;
-        if (s->kind == STMT_SEQ && !only_operand(&s->seq->body, t, feeds))
+        if (stmt_nested(s) && !only_operand(stmt_nested(s), t, feeds))
             return false;
         const Vec *acc = stmt_accesses(s);
         for (int j = 0; acc && j < acc->len; j++)

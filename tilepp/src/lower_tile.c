@@ -79,11 +79,12 @@ long long print_chunk_rows(const IrBuffer *t)
 /* tile_print of a fragment: its elements sit in the threads' registers, so
  * the block writes them, some rows at a time, to a scratch buffer in shared
  * memory that thread 0 prints from (between barriers: emit_tile.c). */
-static void plan_print_scratch(GridPlan *gp, Str *detail)
+static void find_prints(GridPlan *gp, const Vec *body)
 {
-    const Vec *body = &gp->grid->body;
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
+        if (stmt_nested(s))
+            find_prints(gp, stmt_nested(s));
         if (s->kind != STMT_TILE_OP || s->op->kind != TILE_PRINT)
             continue;
         gp->prints = true;
@@ -93,6 +94,11 @@ static void plan_print_scratch(GridPlan *gp, Str *detail)
         long long bytes = (print_chunk_rows(t) * t->dims[t->rank - 1] * 4 + 127) / 128 * 128;
         gp->print_bytes = bytes > gp->print_bytes ? bytes : gp->print_bytes;
     }
+}
+
+static void plan_print_scratch(GridPlan *gp, Str *detail)
+{
+    find_prints(gp, &gp->grid->body);
     if (!gp->print_bytes)
         return;
     gp->print_offset = gp->smem_bytes;
@@ -186,8 +192,8 @@ static const IrTileOp *first_gemm(const Vec *body)
         const IrStmt *s = body->items[i];
         if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM)
             return s->op;
-        if (s->kind == STMT_PIPELINED) {
-            const IrTileOp *op = first_gemm(&s->pipe->body);
+        if (stmt_nested(s)) {
+            const IrTileOp *op = first_gemm(stmt_nested(s));
             if (op)
                 return op;
         }
@@ -292,7 +298,7 @@ static bool needs_whole_rows(const Vec *body)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        if (s->kind == STMT_PIPELINED && needs_whole_rows(&s->pipe->body))
+        if (stmt_nested(s) && needs_whole_rows(stmt_nested(s)))
             return true;
         if (s->kind != STMT_TILE_OP)
             continue;
@@ -308,7 +314,7 @@ static const IrTileOp *gemm_from_registers(const Vec *body)
 {
     for (int i = 0; i < body->len; i++) {
         const IrStmt *s = body->items[i];
-        const IrTileOp *op = s->kind == STMT_PIPELINED ? gemm_from_registers(&s->pipe->body)
+        const IrTileOp *op = stmt_nested(s)            ? gemm_from_registers(stmt_nested(s))
                              : s->kind == STMT_TILE_OP ? s->op
                                                        : NULL;
         if (op && op->kind == TILE_GEMM && op->a->space == SPACE_FRAGMENT)
@@ -459,8 +465,8 @@ static void plan_alignment(GridPlan *gp, const Vec *body)
         const IrStmt *s = body->items[i];
         if (s->kind == STMT_TILE_OP && tile_load_is_async(s->op))
             vec_push(&gp->loads, s->op);
-        else if (s->kind == STMT_PIPELINED)
-            plan_alignment(gp, &s->pipe->body);
+        else if (stmt_nested(s))
+            plan_alignment(gp, stmt_nested(s));
     }
 }
 
