@@ -2887,7 +2887,10 @@ static void fam_gemm(prog *p)
     }
     /* the k loop */
     char k0[64];
-    ln(p, "#pragma tile pipelined stages(%d)", stages);
+    if (chance(p, 15))
+        stages = 0; /* a plain loop: each step loads and multiplies (the sm_80 kernel) */
+    else
+        ln(p, "#pragma tile pipelined stages(%d)", stages);
     if (chance(p, 25)) {
         ln(p, "for (int k0 = 0; k0 < K; k0 += %s_BK) {", pf);
         snprintf(k0, sizeof k0, "k0");
@@ -3037,14 +3040,15 @@ static void fam_gemm(prog *p)
     ln(p, "}");
     for (; depth > 0; depth--)
         p->ind--;
-    snprintf(
-        p->what, sizeof p->what, "%s%s %s, %d x %d x %d tiles, stages(%d), threads(%d), M %lld N %lld K %lld%s%s%s",
-        batched ? "batched " : "",
-        form == 1   ? "loop-nest gemm"
-        : form == 2 ? "micro-kernel gemm"
-                    : fns[trans],
-        T, BM, BN, BK, stages, threads, M, variant == 2 ? N2 : N, K, variant == 1 ? ", row softmax/statistics" : "",
-        variant == 2 ? ", second product from registers" : "", nepi ? ", epilogue" : "");
+    char loop[32];
+    snprintf(loop, sizeof loop, stages ? "stages(%d)" : "a plain k loop", stages);
+    snprintf(p->what, sizeof p->what, "%s%s %s, %d x %d x %d tiles, %s, threads(%d), M %lld N %lld K %lld%s%s%s",
+             batched ? "batched " : "",
+             form == 1   ? "loop-nest gemm"
+             : form == 2 ? "micro-kernel gemm"
+                         : fns[trans],
+             T, BM, BN, BK, loop, threads, M, variant == 2 ? N2 : N, K, variant == 1 ? ", row softmax/statistics" : "",
+             variant == 2 ? ", second product from registers" : "", nepi ? ", epilogue" : "");
 }
 
 /* ---- family (d): tiles ----------------------------------------------------------
@@ -3617,7 +3621,10 @@ static void tile_pipelined_reduce(prog *p)
         else
             ln(p, "tile_fill(a%d, %s);", k, fmt_f(b, nice_value(p, 1)));
     }
-    ln(p, "#pragma tile pipelined stages(%d)", stages);
+    if (chance(p, 30))
+        stages = 0; /* a plain loop of the block */
+    else
+        ln(p, "#pragma tile pipelined stages(%d)", stages);
     if (cols)
         ln(p, "for (int rb = 0; rb < tile_cdiv(M, %s_TM); rb++) {", pf);
     else
@@ -3637,8 +3644,8 @@ static void tile_pipelined_reduce(prog *p)
     p->ind--;
     ln(p, "}");
     snprintf(p->what, sizeof p->what,
-             "%s statistics of a %s matrix through a %d x %d shared tile, stages(%d), M %lld N %lld",
-             cols ? "column" : "row", et_c[xt], TM, TN, stages, M, N);
+             "%s statistics of a %s matrix through a %d x %d shared tile, %s loop of %d stages, M %lld N %lld",
+             cols ? "column" : "row", et_c[xt], TM, TN, stages ? "a pipelined" : "a plain", stages, M, N);
 }
 
 /* (d5) 1-D tiles */
@@ -3664,7 +3671,9 @@ static void tile_1d(prog *p)
         ln(p, "%s xs[%s_L];", et_c[st], pf);
         ln(p, "#pragma tile fragment");
         ln(p, "%s yf[%s_L];", et_c[ft], pf);
-        ln(p, "#pragma tile pipelined stages(%d)", (int)rnd_range(p, 1, 4));
+        int plain = chance(p, 30); /* a plain loop of the block */
+        if (!plain)
+            ln(p, "#pragma tile pipelined stages(%d)", (int)rnd_range(p, 1, 4));
         ln(p, "for (int c = 0; c < %s_CH; c++) {", pf);
         ln(p, "    tile_load(xs, x, (b * %s_CH + c) * %s_L, n);", pf, pf);
         ln(p, "    tile_copy(yf, xs);");
@@ -3672,7 +3681,8 @@ static void tile_1d(prog *p)
         ln(p, "}");
         p->ind--;
         ln(p, "}");
-        snprintf(p->what, sizeof p->what, "a stream of 1-D chunks of %lld through a pipelined loop, n %lld", L, n);
+        snprintf(p->what, sizeof p->what, "a stream of 1-D chunks of %lld through a %s loop, n %lld", L,
+                 plain ? "plain" : "pipelined", n);
         return;
     }
     sb_printf(&p->head, "enum { %s_L = %lld };\n\n", pf, L);
