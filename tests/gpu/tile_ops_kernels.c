@@ -165,3 +165,61 @@ void gemm_shifted(int M, int N, int K, int shift, const half A[M][K], const half
             tile_store(D, Cf, by * BM, bx * BN, M, N);
         }
 }
+
+/* 2-D shared tiles of float: a transpose through one (read by the block's
+ * threads in the other order), loads in a pipelined loop reduced by
+ * columns into a 1-D shared tile, a plain loop that copies each loaded tile
+ * into a fragment and back into another shared tile (fragment to shared),
+ * a half tile widened into a float one, and stores of both. */
+#pragma tile kernel threads(256)
+void transpose_f32(int M, int N, const float X[M][N], float Y[N][M])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 32); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 32); bx++) {
+#pragma tile shared
+            float Ts[32][32];
+            tile_load(Ts, X, by * 32, bx * 32, M, N);
+#pragma tile parallel
+            for (int j = 0; j < 32; j++)
+                for (int i = 0; i < 32; i++)
+                    if (bx * 32 + j < N && by * 32 + i < M)
+                        Y[bx * 32 + j][by * 32 + i] = Ts[i][j];
+        }
+}
+
+#pragma tile kernel threads(128)
+void float_shared(int M, int N, const float X[M][N], const half H[M][N], float cmax[N], float Y[M][N], float W[M][N])
+{
+#pragma tile grid
+    for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {
+#pragma tile shared
+        float Ts[64][64], Us[64][64], Vs[64][64];
+#pragma tile shared
+        half Hs[64][64];
+#pragma tile shared
+        float cm[64];
+#pragma tile fragment
+        float F[64][64];
+        tile_fill(cm, -INFINITY);
+#pragma tile pipelined stages(3)
+        for (int rb = 0; rb < tile_cdiv(M, 64); rb++) {
+            tile_load(Ts, X, rb * 64, bx * 64, M, N);
+            tile_reduce_max(Ts, cm, 0, 0);
+        }
+        tile_store(cmax, cm, bx * 64, N);
+        for (int rb = 0; rb < tile_cdiv(M, 64); rb++) {
+            tile_load(Us, X, rb * 64, bx * 64, M, N);
+            tile_copy(F, Us);
+#pragma tile parallel
+            for (int i = 0; i < 64; i++)
+                for (int j = 0; j < 64; j++)
+                    F[i][j] = F[i][j] * 2.0f - 1.0f;
+            tile_copy(Vs, F);
+            tile_store(Y, Vs, rb * 64, bx * 64, M, N);
+            tile_load(Hs, H, rb * 64, bx * 64, M, N);
+            tile_copy(Vs, Hs);
+            tile_store(W, Vs, rb * 64, bx * 64, M, N);
+        }
+    }
+}

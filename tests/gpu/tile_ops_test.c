@@ -7,6 +7,10 @@
  * the tiles (and a few that are). Outputs start poisoned and are checked
  * element by element with guards on both sides (gpu_check.h).
  *
+ * 2-D float shared tiles: a transpose, pipelined loads reduced by columns,
+ * copies to and from fragments and from a half tile (transpose_f32,
+ * float_shared).
+ *
  * Tolerances: the element moves round exactly as the C code does (each
  * conversion is one correctly rounded step on both sides), so they must
  * agree to the last bit: 1e-6 relative leaves room for nothing but a wrong
@@ -34,6 +38,8 @@ void mat_moves(int M, int N, const float X[M][N], half Y[M][N], bfloat16 Z[M][N]
 void shifted_windows(int M, int N, const half X[M][N], half Y[M][N], float Z[M][N]);
 void gemm_acc(int M, int N, int K, const half A[M][K], const half B[K][N], const float Cin[M][N], float D[M][N]);
 void gemm_shifted(int M, int N, int K, int shift, const half A[M][K], const half B[K][N], float D[M][N]);
+void transpose_f32(int M, int N, const float X[M][N], float Y[N][M]);
+void float_shared(int M, int N, const float X[M][N], const half H[M][N], float cmax[N], float Y[M][N], float W[M][N]);
 
 #define TOL_EXACT 1e-6
 #define TOL_GEMM 0x1p-12
@@ -120,8 +126,31 @@ static void test_gemm_shifted(int M, int N, int K, int shift)
     gc_buf *A = gc_in(&c, GC_F16, (size_t)M * K, 0), *B = gc_in(&c, GC_F16, (size_t)K * N, 0);
     gc_buf *D = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_GEMM);
     gemm_shifted(M, N, K, shift, A->host, B->host, D->host);
-    gc_finish(&c, gemm_shifted_gpu(M, N, K, shift, A->dev, B->dev, D->dev), "gemm_shifted %dx%dx%d shift %d", M, N,
-              K, shift);
+    gc_finish(&c, gemm_shifted_gpu(M, N, K, shift, A->dev, B->dev, D->dev), "gemm_shifted %dx%dx%d shift %d", M, N, K,
+              shift);
+}
+
+/* 2-D float shared tiles: moves exact; the maxima exact; x * 2 - 1 exact
+ * in float (a multiply by 2 rounds nothing), so TOL_EXACT throughout. */
+static void test_transpose_f32(int M, int N)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *X = gc_in(&c, GC_F32, (size_t)M * N, 0), *Y = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_EXACT);
+    transpose_f32(M, N, X->host, Y->host);
+    gc_finish(&c, transpose_f32_gpu(M, N, X->dev, Y->dev), "transpose_f32 %dx%d", M, N);
+}
+
+static void test_float_shared(int M, int N)
+{
+    gc_case c;
+    gc_begin(&c);
+    size_t mn = (size_t)M * N;
+    gc_buf *X = gc_in(&c, GC_F32, mn, 0), *H = gc_in(&c, GC_F16, mn, 0);
+    gc_buf *cmax = gc_out(&c, GC_F32, N, 0, TOL_EXACT), *Y = gc_out(&c, GC_F32, mn, 0, TOL_EXACT);
+    gc_buf *W = gc_out(&c, GC_F32, mn, 0, TOL_EXACT);
+    float_shared(M, N, X->host, H->host, cmax->host, Y->host, W->host);
+    gc_finish(&c, float_shared_gpu(M, N, X->dev, H->dev, cmax->dev, Y->dev, W->dev), "float_shared %dx%d", M, N);
 }
 
 int main(void)
@@ -147,6 +176,11 @@ int main(void)
     for (size_t i = 0; i < sizeof shifts / sizeof *shifts; i++) {
         test_gemm_shifted(1000, 1000, 96, shifts[i]);
         test_gemm_shifted(256, 512, 1024, shifts[i]);
+    }
+    /* float shared tiles: rows of 4-byte alignment only (N odd) and of 16 */
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        test_transpose_f32(shapes[i][0], shapes[i][1]);
+        test_float_shared(shapes[i][0], shapes[i][1]);
     }
 
     return gc_summary();

@@ -243,6 +243,16 @@ static void reasons(void **state)
         aprintf("%.*stile_load(As, A, by * BM_, k * BK_, M - by, K)%s", (int)(at - src), src, at + strlen(from)),
         "a load's matrix extents depend on values only the kernel has, or it slices more than 3 "
         "subscripts");
+    /* a float shared tile loaded before the loop (products read 16-bit tiles) */
+    src = gemm(128, 64, 64, 32, 2, false, false, "half", NULL);
+    from = "            tile_clear(Cf);\n";
+    at = strstr(src, from);
+    assert_non_null(at);
+    expect_reason(aprintf("%.*s#pragma tile shared\n            float Fs[64][32];\n"
+                          "            tile_load(Fs, A, by * BM_, 0, M, K);\n%s",
+                          (int)(at - src), src, at),
+                  "a load fills a 2-D shared tile of float, which the wgmma kernel has no use for (its products read "
+                  "half and bfloat16 tiles)");
 }
 
 /* An attention mainloop: Q preloaded before the loop (one copy, its own

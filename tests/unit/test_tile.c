@@ -862,19 +862,20 @@ static void shared_row_bytes(void **state)
     src = aprintf("%.*shalf As[64][16], Bs[32][64];%s", (int)(strstr(src, "half As[64][32]") - src), src,
                   strstr(src, "half As[64][32], Bs[32][64];") + strlen("half As[64][32], Bs[32][64];"));
     assert_null(unit_lower(src));
-    expect_error("unit_input.c:10:18: error: shared tile 'As': the tensor-core path needs 2-D tiles whose rows are a "
-                 "multiple of 64 bytes (32 bytes here)");
+    expect_error(
+        "unit_input.c:10:18: error: shared tile 'As': 2-D shared tiles are stored in swizzled 16-byte chunks "
+        "(free of bank conflicts for cp.async and ldmatrix), in rows of a multiple of 64 bytes (32 bytes here)");
     unit_teardown(NULL);
     unit_setup(NULL);
 
     /* float [64][24]: 96-byte rows */
     src = gemm_with_body("                tile_load(As, A, by * 64, k * 32, M, K);");
-    src = aprintf("%.*shalf As[64][32], Bs[32][64];\n#pragma tile shared\n            half F[64][48];%s",
+    src = aprintf("%.*shalf As[64][32], Bs[32][64];\n#pragma tile shared\n            float F[64][24];%s",
                   (int)(strstr(src, "half As[64][32]") - src), src,
                   strstr(src, "half As[64][32], Bs[32][64];") + strlen("half As[64][32], Bs[32][64];"));
     assert_null(unit_lower(src));
-    expect_error_with("shared tile 'F': the tensor-core path needs 2-D tiles whose rows are a multiple of 64 bytes "
-                      "(96 bytes here)");
+    expect_error_with("shared tile 'F': 2-D shared tiles are stored in swizzled 16-byte chunks (free of bank "
+                      "conflicts for cp.async and ldmatrix), in rows of a multiple of 64 bytes (96 bytes here)");
 }
 
 /* ---- lower_tile: warps and registers ---- */
@@ -1209,9 +1210,6 @@ static void tile_decl_refusals(void **state)
          "unit_input.c:14:19: error: tile 'z' needs an array of constant extents with arithmetic elements"},
         {"#pragma tile fragment\n            float z[2][16][16];",
          "unit_input.c:14:19: error: tile 'z' has more than 2 dimensions: tiles are 1-D or 2-D"},
-        {"#pragma tile shared\n            float z[16][64];",
-         "unit_input.c:14:19: error: tile 'z' is a 2-D shared tile, which this version of tilepp keeps for half and "
-         "bfloat16 (1-D shared tiles may also hold float)"},
         {"#pragma tile shared\n            int z[64];",
          "unit_input.c:14:17: error: tile 'z' is in shared memory, which this version of tilepp uses for float, half "
          "and bfloat16 tiles"},
@@ -1369,6 +1367,60 @@ static void elementwise_refusals(void **state)
                            cases[i].message);
 }
 
+/* A 2-D shared tile of float: the swizzled layout of 16-byte chunks (4
+ * floats), its bytes, one stage per pipelined load; rows of 16 floats pass,
+ * of 8 (32 bytes) do not. */
+static void float_shared_tiles(void **state)
+{
+    (void)state;
+    Plan *plan = unit_lower("#include <tilepp/tile.h>\n"
+                            "#pragma tile kernel threads(128)\n"
+                            "void g(int M, int N, const float X[M][N], float cmax[N], float Y[N][M])\n"
+                            "{\n"
+                            "#pragma tile grid\n"
+                            "    for (int bx = 0; bx < tile_cdiv(N, 64); bx++) {\n"
+                            "#pragma tile shared\n"
+                            "        float Ts[64][64], Us[32][16];\n"
+                            "#pragma tile shared\n"
+                            "        float cm[64];\n"
+                            "        tile_fill(cm, 0.0f);\n"
+                            "#pragma tile pipelined stages(3)\n"
+                            "        for (int rb = 0; rb < tile_cdiv(M, 64); rb++) {\n"
+                            "            tile_load(Ts, X, rb * 64, bx * 64, M, N);\n"
+                            "            tile_reduce_absmax(Ts, cm, 0, 0);\n"
+                            "        }\n"
+                            "        tile_store(cmax, cm, bx * 64, N);\n"
+                            "        tile_load(Us, X, 0, bx * 64, M, N);\n"
+                            "        tile_store(Y, Us, bx * 64, 0, N, M);\n"
+                            "    }\n"
+                            "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    const GridPlan *gp = unit_grid_plan(plan, "g", 0);
+    const SharedPlan *ts = grid_shared(gp, gp->grid->tiles.items[0]);
+    assert_int_equal(ts->bytes, 64 * 64 * 4);
+    assert_int_equal(ts->stages, 3);
+    assert_int_equal(grid_shared(gp, gp->grid->tiles.items[1])->bytes, 32 * 16 * 4);
+    assert_null(gp->sm90); /* no product */
+    unit_teardown(NULL);
+    unit_setup(NULL);
+    assert_null(unit_lower("#include <tilepp/tile.h>\n"
+                           "#pragma tile kernel threads(128)\n"
+                           "void g(int M, const float X[M][8], float Y[M][8])\n"
+                           "{\n"
+                           "#pragma tile grid\n"
+                           "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+                           "#pragma tile shared\n"
+                           "        float Ts[64][8];\n"
+                           "        tile_load(Ts, X, by * 64, 0, M, 8);\n"
+                           "        tile_store(Y, Ts, by * 64, 0, M, 8);\n"
+                           "    }\n"
+                           "}\n"));
+    expect_error_with(
+        "shared tile 'Ts': 2-D shared tiles are stored in swizzled 16-byte chunks (free of bank conflicts "
+        "for cp.async and ldmatrix), in rows of a multiple of 64 bytes (32 bytes here)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1396,6 +1448,7 @@ int main(void)
         UNIT_TEST(elementwise_plan),
         UNIT_TEST(elementwise_sm90),
         UNIT_TEST(elementwise_refusals),
+        UNIT_TEST(float_shared_tiles),
     };
     return cmocka_run_group_tests_name("tile", tests, NULL, NULL);
 }

@@ -141,7 +141,9 @@ __device__ __forceinline__ void mma_16816(float *d, const uint32_t (&a)[4], uint
 } // namespace ptx
 
 /* ---- shared-memory tiles ----
- * ROWS x COLS elements, row-major, in 16-byte chunks of 8 elements. The chunk
+ * ROWS x COLS elements, row-major, in 16-byte chunks (8 half or bfloat16
+ * elements, 4 floats: float tiles feed no products, only loads, stores,
+ * copies, reductions and the block's loops). The chunk
  * index inside a row is XORed with a function of the row so that any 8
  * consecutive rows read at the same column (one ldmatrix phase) and any 8
  * consecutive chunks written by 8 threads (one cp.async phase) fall into the
@@ -151,7 +153,7 @@ __device__ __forceinline__ void mma_16816(float *d, const uint32_t (&a)[4], uint
  *   rows of 64 bytes:          chunk ^ (row / 2 % 4); two rows share a line.
  * The tile's base must be 128-byte aligned (so that bank lines line up). */
 template <typename T, int ROWS, int COLS> struct smem_tile {
-    static_assert(sizeof(T) == 2, "tile80: 16-bit element types only");
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "tile80: 16-bit or 32-bit element types only");
     static constexpr int rows = ROWS, cols = COLS;
     static constexpr int ELEMS_PER_CHUNK = 16 / (int)sizeof(T);
     static constexpr int CHUNKS_PER_ROW = COLS / ELEMS_PER_CHUNK;
@@ -304,8 +306,9 @@ __device__ __forceinline__ void load_async(smem_tile<T, ROWS, COLS> dst, const T
                 }
             }
         }
-    } else {
-        /* Anything else: element by element, 16-byte shared stores. */
+    } else if constexpr (sizeof(T) == 2) {
+        /* Anything else (16-bit elements: a 4-byte element is always
+         * 4-byte aligned): element by element, 16-byte shared stores. */
         const unsigned short *s = reinterpret_cast<const unsigned short *>(src);
 #pragma unroll
         for (int i = 0; i < ITERS; i++) {

@@ -79,9 +79,6 @@ static const char *tile_refusal(const IrBuffer *t, CXCursor var, CXType elem)
     if (t->rank > 2)
         return "has more than 2 dimensions: tiles are 1-D or 2-D";
     bool floating = t->elem.kind == SCALAR_FLOAT || t->elem.kind == SCALAR_HALF || t->elem.kind == SCALAR_BF16;
-    if (t->space == SPACE_SHARED && t->rank == 2 && t->elem.kind != SCALAR_HALF && t->elem.kind != SCALAR_BF16)
-        return "is a 2-D shared tile, which this version of tilepp keeps for half and bfloat16 (1-D shared tiles may "
-               "also hold float)";
     if (t->space == SPACE_SHARED && !floating)
         return "is in shared memory, which this version of tilepp uses for float, half and bfloat16 tiles";
     if (t->space == SPACE_FRAGMENT && !floating)

@@ -133,6 +133,11 @@ static bool consumer_loop(const GridPlan *gp, const IrParallel *par)
 static bool tma_load_ok(const IrTileOp *op, const char **why)
 {
     const IrBuffer *t = op->dst, *m = op->mat.buf;
+    if (op->kind == TILE_LOAD && t->space == SPACE_SHARED && t->rank == 2 && t->elem.size != 2) {
+        *why = "a load fills a 2-D shared tile of float, which the wgmma kernel has no use for (its products read "
+               "half and bfloat16 tiles)";
+        return false;
+    }
     if (op->kind == TILE_LOAD && t->space == SPACE_SHARED && t->rank == 2 && t->elem.kind == m->elem.kind &&
         t->elem.size == m->elem.size)
         return true;

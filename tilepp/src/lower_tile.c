@@ -172,8 +172,8 @@ static bool plan_shared(GridPlan *gp, unsigned archs)
         }
         if ((t->dims[1] * t->elem.size) % 64) {
             error_at(t->loc,
-                     "shared tile '%s': the tensor-core path needs 2-D tiles whose rows are a multiple of 64 bytes "
-                     "(%lld bytes here)",
+                     "shared tile '%s': 2-D shared tiles are stored in swizzled 16-byte chunks (free of bank "
+                     "conflicts for cp.async and ldmatrix), in rows of a multiple of 64 bytes (%lld bytes here)",
                      t->name, t->dims[1] * t->elem.size);
             str_free(&detail);
             return false;

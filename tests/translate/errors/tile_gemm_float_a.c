@@ -1,5 +1,6 @@
 // Tensor cores multiply half or bfloat16: a float A tile is refused.
-// expect: 12:19: error: tile 'As' is a 2-D shared tile, which this version of tilepp keeps for half and bfloat16 (1-D shared tiles may also hold float)
+// (A float shared tile is a tile of its own, for loads, copies and reductions.)
+// expect: 23:17: error: 'tile_gemm' on tensor cores takes A as a half or bfloat16 shared tile or fragment, B as a shared tile of the same type, and a float fragment C
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

@@ -1,7 +1,7 @@
-// int8 tiles for the tensor cores: 2-D shared tiles hold half or bfloat16 in
+// int8 tiles for the tensor cores: shared tiles hold float, half or bfloat16 in
 // this version (each tile refused once).
-// expect: 14:25: error: tile 'As' is a 2-D shared tile, which this version of tilepp keeps for half and bfloat16 (1-D shared tiles may also hold float)
-// expect: 14:37: error: tile 'Bs' is a 2-D shared tile, which this version of tilepp keeps for half and bfloat16 (1-D shared tiles may also hold float)
+// expect: 14:25: error: tile 'As' is in shared memory, which this version of tilepp uses for float, half and bfloat16 tiles
+// expect: 14:37: error: tile 'Bs' is in shared memory, which this version of tilepp uses for float, half and bfloat16 tiles
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

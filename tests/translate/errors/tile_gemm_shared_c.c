@@ -1,5 +1,5 @@
 // The accumulator must be a fragment (registers), not a shared tile.
-// expect: 14:19: error: tile 'Cs' is a 2-D shared tile, which this version of tilepp keeps for half and bfloat16 (1-D shared tiles may also hold float)
+// expect: 22:17: error: 'tile_gemm' on tensor cores takes A as a half or bfloat16 shared tile or fragment, B as a shared tile of the same type, and a float fragment C
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)

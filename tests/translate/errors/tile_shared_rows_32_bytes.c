@@ -1,6 +1,6 @@
 // half [64][16]: 32-byte rows, too narrow for the swizzled tensor-core
 // layout (rows are multiples of 64 bytes).
-// expect: 13:18: error: shared tile 'As': the tensor-core path needs 2-D tiles whose rows are a multiple of 64 bytes (32 bytes here)
+// expect: 13:18: error: shared tile 'As': 2-D shared tiles are stored in swizzled 16-byte chunks (free of bank conflicts for cp.async and ldmatrix), in rows of a multiple of 64 bytes (32 bytes here)
 #include <tilepp/tile.h>
 
 #pragma tile kernel threads(128)
