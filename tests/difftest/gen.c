@@ -3454,6 +3454,10 @@ static void tile_shared2d(prog *p)
     p->threads = th;
     long long M = pick_dim(p, TM, 500), N = pick_dim(p, TN, 700);
     int xt = pick_float_type(p), ht = chance(p, 50) ? ET_F16 : ET_BF16, ut = ht == ET_F16 ? ET_BF16 : ET_F16;
+    if (chance(p, 30)) /* a float tile (128 KB at most with Us beside it) */
+        ht = ET_F32;
+    else if (chance(p, 20))
+        ut = ET_F32;
     int ft = pick_float_type(p);
     char pf[16], b[48];
     snprintf(pf, sizeof pf, "%s", p->pfx);
@@ -3584,6 +3588,8 @@ static void tile_pipelined_reduce(prog *p)
     int xt = chance(p, 60) ? (chance(p, 50) ? ET_F16 : ET_BF16) : ET_F32;
     int ht = xt == ET_F32 ? (chance(p, 50) ? ET_F16 : ET_BF16) : xt;
     int stages = (int)rnd_range(p, 1, 4);
+    if (chance(p, 25) && (long long)TM * TN * 4 * stages <= 96 * 1024) /* a float tile */
+        ht = ET_F32;
     char pf[16], b[48];
     snprintf(pf, sizeof pf, "%s", p->pfx);
     sb_printf(&p->head, "enum { %s_TM = %d, %s_TN = %d };\n\n", pf, TM, pf, TN);

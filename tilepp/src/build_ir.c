@@ -10,6 +10,17 @@
 /* Parameters                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* The qualifiers C99 lets the first brackets of an array parameter hold
+ * before the extent (`X[restrict M][N]`, `x[static 4]`): not part of it. */
+static bool array_qualifier(const char *tok)
+{
+    static const char *const quals[] = {"restrict", "__restrict", "__restrict__", "const", "volatile", "static"};
+    for (size_t i = 0; i < sizeof quals / sizeof *quals; i++)
+        if (strcmp(tok, quals[i]) == 0)
+            return true;
+    return false;
+}
+
 /* The extents of a parameter's declarator `T name[e1][e2]...` (or `T
  * (*name)[e2]...`, whose first extent is NULL), as token text, from the
  * tokens of `range`, which starts at the name: a `)` right after it marks
@@ -38,6 +49,8 @@ static int extents_after_name(Builder *b, CXSourceRange range, const char *name,
             str_free(&cur);
             continue;
         }
+        if (depth == 1 && cur.len == 0 && array_qualifier(t))
+            continue;
         if (depth > 0)
             str_addf(&cur, "%s%s", cur.len ? " " : "", t);
     }

@@ -51,3 +51,19 @@ void transpose_shift(int rows, int cols, const float x[rows][cols], const int *s
         for (int c = 0; c < cols; c++)
             y[c][r] = x[r][c] + (float)shift[r - 1];
 }
+
+/* The qualifiers of an array parameter's first brackets are not part of
+ * its extent: the in-bounds loads and the stores of a tile, which take
+ * the matrix's rows from the declaration, read M alone. */
+#pragma tile kernel threads(128)
+void tiles_restrict(int M, int N, const float X[restrict M][N], float Y[static M][N], float Z[const M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < M / 32; by++) {
+#pragma tile fragment
+        float F[32][64];
+        tile_load(F, X, by * 32, 0);
+        tile_store(Y, F, by * 32, 0);
+        tile_store(Z, F, by * 32, 0);
+    }
+}
