@@ -901,3 +901,51 @@ void column_walk_shared(int rows, int cols, const bfloat16 x[rows][cols], float 
         tile_store(asum, s, bx * 64, cols);
     }
 }
+
+/* Softmax of long rows in tile form: each block walks its 8 rows in
+ * chunks of 512 with a running maximum and sum (loops over the row
+ * fragments inside the plain loop), then walks them again to write. */
+#pragma tile kernel threads(256)
+void softmax_chunks(int rows, int cols, const half x[rows][cols], half y[rows][cols])
+{
+#pragma tile grid
+    for (int rb = 0; rb < tile_cdiv(rows, 8); rb++) {
+#pragma tile fragment
+        float t[8][512], m[8], s[8], cm[8], cs[8];
+        tile_fill(m, -INFINITY);
+        tile_clear(s);
+        for (int c = 0; c < tile_cdiv(cols, 512); c++) {
+            tile_load(t, x, rb * 8, c * 512, rows, cols);
+#pragma tile parallel
+            for (int i = 0; i < 8; i++)
+                for (int j = 0; j < 512; j++)
+                    if (c * 512 + j >= cols)
+                        t[i][j] = -INFINITY;
+            tile_reduce_max(t, cm, 1, 1);
+#pragma tile parallel
+            for (int i = 0; i < 8; i++) {
+                float mm = fmaxf(m[i], cm[i]);
+                s[i] = mm == -INFINITY ? 0.0f : s[i] * expf(m[i] - mm);
+                cm[i] = mm;
+            }
+#pragma tile parallel
+            for (int i = 0; i < 8; i++)
+                for (int j = 0; j < 512; j++)
+                    t[i][j] = cm[i] == -INFINITY ? 0.0f : expf(t[i][j] - cm[i]);
+            tile_reduce_sum(t, cs, 1, 1);
+#pragma tile parallel
+            for (int i = 0; i < 8; i++) {
+                s[i] += cs[i];
+                m[i] = cm[i];
+            }
+        }
+        for (int c = 0; c < tile_cdiv(cols, 512); c++) {
+            tile_load(t, x, rb * 8, c * 512, rows, cols);
+#pragma tile parallel
+            for (int i = 0; i < 8; i++)
+                for (int j = 0; j < 512; j++)
+                    t[i][j] = s[i] > 0.0f ? expf(t[i][j] - m[i]) / s[i] : 0.0f;
+            tile_store(y, t, rb * 8, c * 512, rows, cols);
+        }
+    }
+}

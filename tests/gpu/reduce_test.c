@@ -77,6 +77,7 @@ void column_walk(int rows, int cols, const float x[rows][cols], float cmax[cols]
 void gemm_plain_loop(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N],
                      float sums[tile_cdiv(N, 64)][M]);
 void column_walk_shared(int rows, int cols, const bfloat16 x[rows][cols], float amax[cols], float asum[cols]);
+void softmax_chunks(int rows, int cols, const half x[rows][cols], half y[rows][cols]);
 
 #define TOL_ROW 1e-5
 #define TOL_LONG 1e-4
@@ -549,6 +550,17 @@ static void test_gemm_plain_loop(int M, int N, int K)
               K);
 }
 
+static void test_softmax_chunks(int rows, int cols, data_kind kind)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F16, (size_t)rows * cols, 0), *y = gc_out(&c, GC_F16, (size_t)rows * cols, 0, TOL_HALF);
+    shape_input(x, rows, cols, cols, kind);
+    softmax_chunks(rows, cols, x->host, y->host);
+    gc_finish(&c, softmax_chunks_gpu(rows, cols, x->dev, y->dev), "softmax_chunks %dx%d %s", rows, cols,
+              data_names[kind]);
+}
+
 static void test_column_walk_shared(int rows, int cols)
 {
     gc_case c;
@@ -712,6 +724,11 @@ int main(int argc, char **argv)
         test_column_walk_shared(walk_shapes[i][1], walk_shapes[i][0]);
     }
     test_column_walk(1000, 200, DATA_LARGE);
+    static const int chunk_rows[][2] = {{1, 1}, {8, 512}, {13, 1500}, {20, 33000}, {3, 100000}};
+    for (size_t i = 0; i < sizeof chunk_rows / sizeof *chunk_rows; i++)
+        test_softmax_chunks(chunk_rows[i][0], chunk_rows[i][1], DATA_RANDOM);
+    test_softmax_chunks(9, 5000, DATA_NEG_INF);
+    test_softmax_chunks(9, 5000, DATA_LARGE);
     for (size_t i = 0; i < sizeof epilogue_shapes / sizeof *epilogue_shapes; i++)
         test_gemm_plain_loop(epilogue_shapes[i][0], epilogue_shapes[i][1], epilogue_shapes[i][2]);
 
