@@ -102,6 +102,8 @@ static void brief_schedule(void **state)
     /* 2 x 3 stages of 16 KB in flight: enough for wgmma */
     assert_int_equal(p->in_flight, 2 * 3 * 16384);
     assert_false(p->shallow);
+    /* every tile's k loop is as long: every gridDim.x-th tile, no queue */
+    assert_false(p->dynamic);
 }
 
 /* The brief's tiles with 2 stages: 64 KB in flight on two blocks is the
@@ -334,6 +336,12 @@ static void attention_mainloop(void **state)
     /* the producer needs `last` (its loop bound), not the scale */
     assert_int_equal(p->producer_decls.len, 1);
     assert_string_equal(((const IrStmt *)p->producer_decls.items[0])->decl_names.items[0], "last");
+    /* the loop's trip count reads `last`, which reads qb: the blocks take
+     * the tiles from a counter, through a queue after the preloads'
+     * barriers */
+    assert_true(p->dynamic);
+    assert_int_equal(p->queue, p->pre_barriers + 16);
+    assert_true(p->queue + 24 * SM90_QUEUE_SLOTS + 1024 <= p->smem_bytes);
 }
 
 /* A loop of two products with fragment work between them, written with
@@ -377,6 +385,7 @@ static const Sm90Plan *two_products(const char *prologue, int stages)
     const GridPlan *gp = plan_of(src, ARCH_SM80 | ARCH_SM90A);
     if (!gp->sm90)
         fail_msg("no sm_90a variant: %s", gp->sm90_why);
+    assert_false(gp->sm90->dynamic); /* tile_cdiv(n, 64) steps in every tile */
     return gp->sm90;
 }
 

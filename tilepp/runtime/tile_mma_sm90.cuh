@@ -266,6 +266,45 @@ static inline path_choice path_from_env()
 /* Whether the device is a compute capability 9.0 one. */
 static inline bool device_is_sm90(const tile_device *d) { return d->major == 9 && d->minor == 0; }
 
+/* TILEPP_SCHEDULE picks how the blocks of a persistent kernel whose
+ * iterations differ in work (lowering's Sm90Plan.dynamic) share them:
+ * unset or "dynamic": each block takes the next iteration from a counter
+ * when it finishes one; "static": every gridDim.x-th iteration, as the
+ * other persistent kernels do (for comparisons). Read once per process. */
+static inline bool static_schedule_from_env()
+{
+    static const bool fixed = [] {
+        const char *v = getenv("TILEPP_SCHEDULE");
+        return v && strcmp(v, "static") == 0;
+    }();
+    return fixed;
+}
+
+/* The counter a dynamically scheduled launch hands out iterations from:
+ * device memory of its own, zeroed in stream order before the launch and
+ * freed after it (launches on other streams each have theirs). ptr stays
+ * NULL, and the kernel takes every gridDim.x-th iteration, without `needed`
+ * (every block has one iteration, or none) and with TILEPP_SCHEDULE=static. */
+struct iter_counter {
+    cudaStream_t stream = 0;
+    unsigned long long *ptr = nullptr;
+    cudaError_t init(cudaStream_t s, bool needed)
+    {
+        stream = s;
+        if (!needed || static_schedule_from_env())
+            return cudaSuccess;
+        cudaError_t err = cudaMallocAsync((void **)&ptr, sizeof *ptr, stream);
+        if (err == cudaSuccess)
+            err = cudaMemsetAsync(ptr, 0, sizeof *ptr, stream);
+        return err;
+    }
+    ~iter_counter()
+    {
+        if (ptr)
+            (void)cudaFreeAsync(ptr, stream);
+    }
+};
+
 /* The grid of a persistent kernel: as many blocks as fit on the device at
  * once (each block takes every gridDim.x-th tile), fewer when there are
  * fewer tiles. */
@@ -815,6 +854,79 @@ __device__ __forceinline__ void store_tma(unsigned char *staging, int &chunks, c
                 cuda::ptx::cp_async_bulk_commit_group();
             }
         }
+}
+
+/* ---- the queue of iterations (dynamic scheduling) ----
+ * The producer thread takes the block's iterations one after the other and
+ * puts each in the next slot, the last one past the grid's end; every
+ * consumer thread takes every slot (ping-pong warpgroups also step over the
+ * other's iterations: they need their trip counts). Slot s has a full
+ * barrier (the producer's arrival) and an empty one (one arrival per
+ * consumer warp). The producer refills a slot only after every consumer
+ * took it, so it is at most one phase ahead of any consumer and a parity
+ * wait cannot mistake one fill for another. */
+template <int SLOTS> struct iter_queue {
+    uint64_t *bars; /* full[0..SLOTS), empty[0..SLOTS), then the slots */
+    int slot = 0;
+    uint32_t phase = 0;
+
+    __device__ __forceinline__ uint64_t *full(int s) const { return bars + s; }
+    __device__ __forceinline__ uint64_t *empty(int s) const { return bars + SLOTS + s; }
+    __device__ __forceinline__ volatile long long *value(int s) const
+    {
+        return reinterpret_cast<volatile long long *>(bars + 2 * SLOTS) + s;
+    }
+    __device__ __forceinline__ void advance()
+    {
+        if (++slot == SLOTS) {
+            slot = 0;
+            phase ^= 1;
+        }
+    }
+
+    /* Thread 0; the block synchronises before first use. */
+    __device__ __forceinline__ void init(int consumer_warps) const
+    {
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < SLOTS; s++) {
+                cuda::ptx::mbarrier_init(full(s), 1);
+                cuda::ptx::mbarrier_init(empty(s), (uint32_t)consumer_warps);
+            }
+            cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+        }
+    }
+    /* The producer thread: iteration t goes in the next slot, once every
+     * consumer took what it held before (the arrival releases the write). */
+    __device__ __forceinline__ void put(long long t)
+    {
+        while (!cuda::ptx::mbarrier_try_wait_parity(empty(slot), phase ^ 1))
+            ;
+        *value(slot) = t;
+        cuda::ptx::mbarrier_arrive(full(slot));
+        advance();
+    }
+    /* Every consumer thread: the next iteration (the wait acquires the
+     * producer's write); the warp's lanes have read it before lane 0 hands
+     * the slot back. */
+    __device__ __forceinline__ long long take()
+    {
+        while (!cuda::ptx::mbarrier_try_wait_parity(full(slot), phase))
+            ;
+        const long long t = *value(slot);
+        __syncwarp();
+        if ((threadIdx.x & 31) == 0)
+            cuda::ptx::mbarrier_arrive(empty(slot));
+        advance();
+        return t;
+    }
+};
+
+/* The iteration a block takes after t: the next the counter hands out
+ * (the first gridDim.x went one to each block at launch), or with no
+ * counter (TILEPP_SCHEDULE=static) t + gridDim.x. */
+__device__ __forceinline__ long long next_tile(unsigned long long *counter, long long t)
+{
+    return counter ? (long long)gridDim.x + (long long)atomicAdd(counter, 1ULL) : t + (long long)gridDim.x;
 }
 
 /* Before the block exits: its TMA stores are complete. */

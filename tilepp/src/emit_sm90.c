@@ -94,20 +94,43 @@ static void put_params(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o, ", const __grid_constant__ CUtensorMap tile_map%d", i);
     for (int i = 0; i < gp->sm90->stores.len; i++)
         putf(o, ", const __grid_constant__ CUtensorMap tile_out%d, bool tile_out%d_ok", i, i);
+    if (gp->sm90->dynamic)
+        put(o, ", unsigned long long *tile_counter");
 }
 
-/* Each block takes the grid's iterations blockIdx.x, + gridDim.x, ...: the
- * producer runs ahead into the next one while the consumers finish the last. */
+/* The loop header over the block's grid iterations. Statically, the block
+ * takes blockIdx.x, + gridDim.x, ...; dynamically (Sm90Plan.dynamic) the
+ * producer takes blockIdx.x, then each next one from the counter (fetched
+ * when it starts an iteration, used when it ends: the atomic's latency
+ * passes under the copies), and hands them to the consumers through the
+ * queue, the last one past the end. Either way the producer runs ahead
+ * into the next iteration while the consumers finish the last. */
+static void put_tile_loop_header(const Block *bl, bool producer, const char *in)
+{
+    Out *o = bl->o;
+    const char *turn = bl->sm90->pingpong && !producer ? ", tile_turn = 0" : "";
+    const char *turn_step = bl->sm90->pingpong && !producer ? ", tile_turn ^= 1" : "";
+    if (!bl->sm90->dynamic) {
+        putf(o, "%sfor (long long tile_t = blockIdx.x%s; tile_t < tile_blocks; tile_t += gridDim.x%s) {\n", in, turn,
+             turn_step);
+        return;
+    }
+    if (!producer) {
+        putf(o,
+             "%sfor (long long tile_t = tile_queue.take()%s; tile_t < tile_blocks; tile_t = tile_queue.take()%s) {\n",
+             in, turn, turn_step);
+        return;
+    }
+    putf(o, "%sfor (long long tile_t = blockIdx.x, tile_after; ; tile_t = tile_after) {\n", in);
+    putf(o, "%s    tile_after = tile_t < tile_blocks ? tile90::next_tile(tile_counter, tile_t) : tile_blocks;\n", in);
+    putf(o, "%s    tile_queue.put(tile_t); /* past the end: the consumers stop too */\n", in);
+    putf(o, "%s    if (tile_t >= tile_blocks)\n%s        break;\n", in, in);
+}
+
 static void put_tile_loop(Block *bl, const IrGrid *g, int at_pipe, bool producer, const char *in)
 {
     Out *o = bl->o;
-    if (bl->sm90->pingpong && !producer)
-        putf(o,
-             "%sfor (long long tile_t = blockIdx.x, tile_turn = 0; tile_t < tile_blocks; tile_t += gridDim.x, "
-             "tile_turn ^= 1) {\n",
-             in);
-    else
-        putf(o, "%sfor (long long tile_t = blockIdx.x; tile_t < tile_blocks; tile_t += gridDim.x) {\n", in);
+    put_tile_loop_header(bl, producer, in);
     const char *body = aprintf("%s    ", in);
     put_block_index(o, g, "tile_t", body);
     for (int i = 0; i < at_pipe; i++) { /* the consumers' scalars, or those the copies read */
@@ -376,6 +399,8 @@ static void put_unused(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o, "    (void)tile_map%d;\n", i);
     for (int i = 0; i < gp->sm90->stores.len; i++)
         putf(o, "    (void)tile_out%d;\n    (void)tile_out%d_ok;\n", i, i);
+    if (gp->sm90->dynamic)
+        put(o, "    (void)tile_counter;\n");
     put(o, "#endif\n}\n\n");
 }
 
@@ -410,6 +435,12 @@ void put_grid_kernel_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o,
              "    tile90::turns tile_turns{reinterpret_cast<uint64_t *>(tile_smem + %lld)};\n    tile_turns.init();\n",
              p->pre_barriers);
+    if (p->dynamic)
+        putf(
+            o,
+            "    tile90::iter_queue<%d> tile_queue{reinterpret_cast<uint64_t *>(tile_smem + %lld)}; /* the iterations, "
+            "for the consumers */\n    tile_queue.init(%d);\n",
+            SM90_QUEUE_SLOTS, p->queue, 4 * p->consumers);
     put(o, "    __syncthreads();\n");
     put(o, "    const long long tile_blocks = tile_l0.count");
     for (int d = 1; d < g->depth; d++)
@@ -488,6 +519,11 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
     put(o,
         "                    if (tile_err != cudaSuccess)\n                        return tile_prof.failed(&tile_dev, "
         "tile_err);\n");
+    if (p->dynamic) /* the iterations' work varies: blocks take them from a counter as they finish */
+        put(o, "                    tile90::iter_counter tile_ctr; /* none when each block has one iteration */\n"
+               "                    tile_err = tile_ctr.init(tile_stream, tile_blocks > tile_grid);\n"
+               "                    if (tile_err != cudaSuccess)\n                        return "
+               "tile_prof.failed(&tile_dev, tile_err);\n");
     putf(o, "                    tile_err = tile_launch_blocks(%s, tile_grid, %d, %lld, tile_stream, ", kernel,
          p->threads, p->smem_bytes);
     put_arg_names(o, k);
@@ -497,6 +533,8 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
         putf(o, ", tile_map%d", i);
     for (int i = 0; i < p->stores.len; i++)
         putf(o, ", tile_out%d, tile_out%d_ok", i, i);
+    if (p->dynamic)
+        put(o, ", tile_ctr.ptr");
     put(o, ");\n                    if (tile_err != cudaSuccess)\n                        return "
            "tile_prof.failed(&tile_dev, tile_err);\n");
     put(o, "                    tile_launched = true;\n                    tile_prof.path = \"sm_90a\";\n              "

@@ -203,8 +203,23 @@ typedef struct Sm90Plan {
     long long epilogue;     /* offset of the consumers' staging buffers */
     long long cols_scratch; /* offset of the column reductions' scratch (tile90::accum::col_scratch), or -1 */
     long long barriers;     /* offset of the stages' barriers */
-    long long smem_bytes;   /* everything, with the slack to align to 1024 */
+    /* The work of the grid's iterations varies (the pipelined loop's trip
+     * count reads the grid's variables: FlashAttention's causal blocks).
+     * Blocks then take iterations as they finish them, from a counter in
+     * device memory that the launcher zeroes (the first gridDim.x
+     * iterations go one to each block), rather than every gridDim.x-th:
+     * the iterations a block finishes late are then the last ones, not a
+     * share of long ones fixed at launch. The producer fetches each next
+     * iteration and hands it to the consumers through a queue of
+     * SM90_QUEUE_SLOTS slots in shared memory. */
+    bool dynamic;
+    long long queue;      /* offset of the queue's barriers and slots (dynamic) */
+    long long smem_bytes; /* everything, with the slack to align to 1024 */
 } Sm90Plan;
+
+/* Slots of the queue of iterations (Sm90Plan.dynamic): the producer runs
+ * at most this many iterations ahead of the slowest consumer. */
+enum { SM90_QUEUE_SLOTS = 2 };
 
 /* A kernel variant of a grid whose block loops unroll, chosen by the
  * launcher from the loops' bounds: each thread takes up to `groups` groups

@@ -390,8 +390,10 @@ static bool plan_smem(Sm90Plan *p, const GridPlan *gp, int groups, const char **
         t->offset = at;
         at += (t->preload ? 1 : stages) * t->bytes;
     }
-    /* the stages' barriers, the preloads' or the ping-pong turns (never both) */
-    long long fixed = 16LL * stages + (p->pre_bytes || p->pingpong ? 16 : 0) + SMEM_ALIGN;
+    /* the stages' barriers, the preloads' or the ping-pong turns (never both),
+     * the queue's barriers (a full and an empty one a slot) and slots */
+    long long queue = p->dynamic ? 24LL * SM90_QUEUE_SLOTS : 0;
+    long long fixed = 16LL * stages + (p->pre_bytes || p->pingpong ? 16 : 0) + queue + SMEM_ALIGN;
     p->epilogue = at;
     if (p->stores.len && at + groups * EPILOGUE_BYTES_PER_GROUP + fixed <= SMEM_LIMIT_SM90A)
         at += groups * EPILOGUE_BYTES_PER_GROUP;
@@ -408,6 +410,7 @@ static bool plan_smem(Sm90Plan *p, const GridPlan *gp, int groups, const char **
     }
     p->barriers = at;
     p->pre_barriers = at + 16LL * stages;
+    p->queue = p->pre_barriers + (p->pre_bytes || p->pingpong ? 16 : 0);
     p->smem_bytes = at + fixed;
     if (p->smem_bytes > SMEM_LIMIT_SM90A) {
         *why = "its stages and barriers need more than the 227 KB of shared memory a block may have";
@@ -814,6 +817,31 @@ static void plan_producer_decls(Sm90Plan *p, const IrGrid *g)
         vec_push(&p->producer_decls, needed.items[i]);
 }
 
+/* Whether the pipelined loop's trip count may differ from one grid
+ * iteration to the next: its bounds read a grid variable, or a
+ * declaration before the loop that reads one (directly or through another
+ * such declaration). */
+static bool work_varies(const Sm90Plan *p, const IrGrid *g)
+{
+    Vec names = {0}; /* the grid's variables and the declarations that read them */
+    for (int d = 0; d < g->depth; d++)
+        vec_push(&names, g->loops[d].var);
+    for (int i = 0; i < p->pipe_at; i++) {
+        const IrStmt *s = g->body.items[i];
+        bool reads = false;
+        for (int n = 0; s->kind == STMT_DECL && n < names.len && !reads; n++)
+            reads = code_mentions(s->code, names.items[n]);
+        for (int n = 0; reads && n < s->decl_names.len; n++)
+            vec_push(&names, s->decl_names.items[n]);
+    }
+    const IrLoop *l = &p->pipe->loop;
+    bool varies = false;
+    for (int n = 0; n < names.len && !varies; n++)
+        varies = text_mentions(l->lo, names.items[n]) || text_mentions(l->hi, names.items[n]) ||
+                 text_mentions(l->step, names.items[n]);
+    return varies;
+}
+
 Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **why)
 {
     const IrGrid *g = gp->grid;
@@ -843,6 +871,7 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
     int groups = p->consumers;
     if (!plan_tiles(p, k, g, why))
         return NULL;
+    p->dynamic = work_varies(p, g);
     plan_stores(p, k, g);
     if (!plan_smem(p, gp, groups, why))
         return NULL;
