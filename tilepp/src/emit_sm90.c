@@ -1,7 +1,8 @@
 /* emit_sm90.c — CUDA for the sm_90a variant of a grid (lower_sm90.c), a
  * warp-specialized, persistent kernel composed of tile_mma_sm90.cuh's
  * primitives. Each block walks the grid's iterations blockIdx.x, +gridDim.x,
- * ...; for each:
+ * ... (or, where their work varies, blockIdx.x and then those a counter
+ * hands out: Sm90Plan.dynamic); for each:
  *
  *   warpgroup 0, one thread   the preloads (once their buffer is free);
  *                             for each iteration of the pipelined loop: wait
