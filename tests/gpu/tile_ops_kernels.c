@@ -223,3 +223,30 @@ void float_shared(int M, int N, const float X[M][N], const half H[M][N], float c
         }
     }
 }
+
+/* A product whose k range grows with the block row (row block `by` takes
+ * A's columns below (by + 1) * 128: A's lower block triangle): the tiles'
+ * work varies, so on sm_90a the blocks take them from a counter; one
+ * product an iteration from shared tiles, 128 x 128 on 256 threads, so the
+ * two consumer warpgroups take turns on whole tiles (ping-pong). */
+#pragma tile kernel threads(256)
+void gemm_band(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 128); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile shared
+            half As[128][64], Bs[64][128];
+#pragma tile fragment
+            float Cf[128][128];
+            const int kend = (by + 1) * 128 < K ? (by + 1) * 128 : K;
+            tile_clear(Cf);
+#pragma tile pipelined stages(4)
+            for (int k = 0; k < tile_cdiv(kend, 64); k++) {
+                tile_load(As, A, by * 128, k * 64, M, K);
+                tile_load(Bs, B, k * 64, bx * 128, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_store(C, Cf, by * 128, bx * 128, M, N);
+        }
+}

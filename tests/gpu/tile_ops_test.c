@@ -7,6 +7,8 @@
  * the tiles (and a few that are). Outputs start poisoned and are checked
  * element by element with guards on both sides (gpu_check.h).
  *
+ * gemm_band: a product whose k range grows with the block row (on sm_90a,
+ * tiles handed out by a counter).
  * 2-D float shared tiles: a transpose, pipelined loads reduced by columns,
  * copies to and from fragments and from a half tile (transpose_f32,
  * float_shared).
@@ -39,6 +41,7 @@ void shifted_windows(int M, int N, const half X[M][N], half Y[M][N], float Z[M][
 void gemm_acc(int M, int N, int K, const half A[M][K], const half B[K][N], const float Cin[M][N], float D[M][N]);
 void gemm_shifted(int M, int N, int K, int shift, const half A[M][K], const half B[K][N], float D[M][N]);
 void transpose_f32(int M, int N, const float X[M][N], float Y[N][M]);
+void gemm_band(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
 void float_shared(int M, int N, const float X[M][N], const half H[M][N], float cmax[N], float Y[M][N], float W[M][N]);
 
 #define TOL_EXACT 1e-6
@@ -130,6 +133,19 @@ static void test_gemm_shifted(int M, int N, int K, int shift)
               shift);
 }
 
+/* A product over a k range that grows with the block row. On the sm_90a
+ * variant its tiles' work varies, so past one tile per block they are
+ * handed out by a counter (as many blocks as fit: one per SM here). */
+static void test_gemm_band(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *A = gc_in(&c, GC_F16, (size_t)M * K, 0), *B = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *D = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_GEMM);
+    gemm_band(M, N, K, A->host, B->host, D->host);
+    gc_finish(&c, gemm_band_gpu(M, N, K, A->dev, B->dev, D->dev), "gemm_band %dx%dx%d", M, N, K);
+}
+
 /* 2-D float shared tiles: moves exact; the maxima exact; x * 2 - 1 exact
  * in float (a multiply by 2 rounds nothing), so TOL_EXACT throughout. */
 static void test_transpose_f32(int M, int N)
@@ -177,6 +193,11 @@ int main(void)
         test_gemm_shifted(1000, 1000, 96, shifts[i]);
         test_gemm_shifted(256, 512, 1024, shifts[i]);
     }
+    /* k ranges that differ per block row: fewer tiles than blocks, and
+     * more (144 on an H200's 132 SMs), whole and ragged */
+    static const int bands[][3] = {{1, 8, 16}, {300, 200, 136}, {2304, 1024, 1024}, {3000, 700, 500}};
+    for (size_t i = 0; i < sizeof bands / sizeof *bands; i++)
+        test_gemm_band(bands[i][0], bands[i][1], bands[i][2]);
     /* float shared tiles: rows of 4-byte alignment only (N odd) and of 16 */
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         test_transpose_f32(shapes[i][0], shapes[i][1]);
