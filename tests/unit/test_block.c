@@ -939,6 +939,41 @@ static void tile_ops_in_block_loops(void **state)
     assert_int_equal(pp->warps_n, 1); /* whole rows a warp, for the row reduction */
     assert_true(pp->warps_m > 1);
     assert_null(pp->sm90); /* the Hopper kernel takes one pipelined loop, not a plain one */
+    assert_non_null(strstr(pp->sm90_why, "no pipelined loop"));
+    unit_teardown(NULL);
+    unit_setup(NULL);
+
+    /* beside a pipelined loop, a plain one keeps the grid on the sm_80 kernel too, which says so */
+    plan = unit_lower("#include <tilepp/tile.h>\n"
+                      "#pragma tile kernel threads(128)\n"
+                      "void g(int M, int K, const half A[M][K], const half B[K][64], float C[M][64], float s[M])\n"
+                      "{\n"
+                      "#pragma tile grid\n"
+                      "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+                      "#pragma tile shared\n"
+                      "        half As[64][32], Bs[32][64];\n"
+                      "#pragma tile fragment\n"
+                      "        float Cf[64][64], rs[64];\n"
+                      "        tile_clear(Cf);\n"
+                      "#pragma tile pipelined stages(2)\n"
+                      "        for (int k = 0; k < tile_cdiv(K, 32); k++) {\n"
+                      "            tile_load(As, A, by * 64, k * 32, M, K);\n"
+                      "            tile_load(Bs, B, k * 32, 0, K, 64);\n"
+                      "            tile_gemm(As, Bs, Cf);\n"
+                      "        }\n"
+                      "        for (int twice = 0; twice < 2; twice++)\n"
+                      "            tile_reduce_sum(Cf, rs, 1, twice == 0);\n"
+                      "        tile_store(C, Cf, by * 64, 0, M, 64);\n"
+                      "        tile_store(s, rs, by * 64, M);\n"
+                      "    }\n"
+                      "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    gp = unit_grid_plan(plan, "g", 0);
+    assert_null(gp->sm90);
+    assert_string_equal(gp->sm90_why,
+                        "the block has a sequential loop (the variant runs one pipelined loop, and fragment work "
+                        "around it)");
 }
 
 int main(void)

@@ -183,6 +183,10 @@ static bool plan_mainloop(Sm90Plan *p, const GridPlan *gp, const char **why)
                 *why = "a parallel loop of the grid runs over the block's threads, not over a fragment's layout";
                 return false;
             }
+        } else if (s->kind == STMT_SEQ) {
+            *why = "the block has a sequential loop (the variant runs one pipelined loop, and fragment work around "
+                   "it)";
+            return false;
         } else if (s->kind != STMT_DECL && s->kind != STMT_TILE_DECL) {
             *why = "the grid holds statements other than tile work, declarations and loops over fragments";
             return false;
