@@ -78,6 +78,10 @@ static void put_comment(Out *o, const GridPlan *gp)
              t->bytes, t->swizzle, t->preload ? ", preloaded" : "");
     }
     putf(o, "; barriers at %lld).\n", p->barriers);
+    if (p->dynamic)
+        put(o,
+            "// The iterations' work varies (the pipelined loop's trip count reads the grid's variables): each block "
+            "takes\n// the next one from a counter when it finishes one, through a queue from the producer.\n");
     if (p->shallow)
         putf(o,
              "// The launcher takes it only with TILEPP_PATH=sm90: its pipeline keeps %lld KB of copies in flight per "
