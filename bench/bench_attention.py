@@ -17,7 +17,10 @@ for causal. Before timing, each configuration checks tilepp's output
 against SDPA's (relative Frobenius error). Results go to bench/RESULTS.md by
 hand; with --csv FILE also one CSV record per configuration and SDPA backend
 (the columns of <tilepp/bench.h>'s TILE_BENCH_CSV_COLUMNS), for
-bench/plot.py."""
+bench/plot.py. With --schedule-ab the launcher is also timed with
+TILEPP_SCHEDULE=static (its blocks take every gridDim-th tile instead of
+taking tiles from a counter; the launchers read it at each call), the two
+in turns in each repetition, so that clock drift hits both alike."""
 import argparse
 import csv
 import ctypes
@@ -46,6 +49,38 @@ def timed(fn, sets):
         end.synchronize()
         times.append(start.elapsed_time(end))
     return statistics.median(times)
+
+
+def timed_pair(fn_a, fn_b, sets):
+    """Medians of fn_a and fn_b timed in turns (each repetition runs both)."""
+    for i in range(WARMUP):
+        fn_a(*sets[i % len(sets)])
+        fn_b(*sets[i % len(sets)])
+    times = ([], [])
+    for i in range(REPS):
+        for fn, out in ((fn_a, times[0]), (fn_b, times[1])):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn(*sets[i % len(sets)])
+            end.record()
+            end.synchronize()
+            out.append(start.elapsed_time(end))
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def with_static_schedule(fn):
+    """fn run with TILEPP_SCHEDULE=static, the environment restored after."""
+    def run(*args):
+        old = os.environ.get("TILEPP_SCHEDULE")
+        os.environ["TILEPP_SCHEDULE"] = "static"
+        try:
+            fn(*args)
+        finally:
+            if old is None:
+                del os.environ["TILEPP_SCHEDULE"]
+            else:
+                os.environ["TILEPP_SCHEDULE"] = old
+    return run
 
 
 def load(path):
@@ -85,6 +120,8 @@ def main():
                         help="libbench_attention_d128.so, _d64.so, _d256.so, in this order (a missing one skips "
                         "its shapes)")
     parser.add_argument("--csv", metavar="FILE", help="also write one CSV record per configuration and backend")
+    parser.add_argument("--schedule-ab", action="store_true",
+                        help="also time the launcher with TILEPP_SCHEDULE=static, in turns with the default")
     args = parser.parse_args()
     launchers = {}
     for path, dim in zip(args.libs, (128, 64, 256)):
@@ -131,6 +168,10 @@ def main():
             print(f"{b:3d} {h:2d} {n:5d} {d:3d} {str(causal):>6} | {t_tile:9.3f} {tf(t_tile):8.1f} | {t_flash:8.3f} "
                   f"{tf(t_flash):8.1f} | {t_cudnn:8.3f} {tf(t_cudnn):8.1f} | {t_flash / t_tile:8.2f} "
                   f"{t_cudnn / t_tile:8.2f} | {rel:.1e}")
+            if args.schedule_ab:
+                t_dyn, t_static = timed_pair(tilepp, with_static_schedule(tilepp), sets)
+                print(f"{'':22} | schedule: from a counter {t_dyn:.3f} ms {tf(t_dyn):.1f}, every gridDim-th "
+                      f"{t_static:.3f} ms {tf(t_static):.1f}, counter/static {t_static / t_dyn:.3f}")
             if writer:
                 shape = f"B{b} H{h} N{n} D{d}" + (" causal" if causal else "")
                 for name, t_ref in (("PyTorch SDPA flash", t_flash), ("PyTorch SDPA cuDNN", t_cudnn)):

@@ -103,7 +103,7 @@ done
 [ -n "${NO_BENCH:-}" ] || { have mma90_test && step "mma90_test bench" mma90_bench.md "$bin/mma90_test" bench; }
 # FlashAttention against PyTorch SDPA, where the folder has the library and PyTorch is there
 if [ -z "${NO_BENCH:-}" ] && [ -f "$bin/libbench_attention_d128.so" ] && python3 -c "import torch" 2>/dev/null; then
-    step bench_attention bench_attention.md python3 "$(dirname "$0")/../../bench/bench_attention.py" "$bin/libbench_attention_d128.so" "$bin/libbench_attention_d64.so" "$bin/libbench_attention_d256.so" --csv "$out/bench_attention.csv"
+    step bench_attention bench_attention.md python3 "$(dirname "$0")/../../bench/bench_attention.py" "$bin/libbench_attention_d128.so" "$bin/libbench_attention_d64.so" "$bin/libbench_attention_d256.so" --csv "$out/bench_attention.csv" --schedule-ab
 fi
 # The benchmarks' CSV records as charts (bench/plot.py), where matplotlib is
 # there; elsewhere, later: python3 bench/plot.py -o OUT_DIR/charts OUT_DIR

@@ -270,14 +270,12 @@ static inline bool device_is_sm90(const tile_device *d) { return d->major == 9 &
  * iterations differ in work (lowering's Sm90Plan.dynamic) share them:
  * unset or "dynamic": each block takes the next iteration from a counter
  * when it finishes one; "static": every gridDim.x-th iteration, as the
- * other persistent kernels do (for comparisons). Read once per process. */
+ * other persistent kernels do. Read at each launch (a getenv), so that a
+ * benchmark can time the two in turns in one process. */
 static inline bool static_schedule_from_env()
 {
-    static const bool fixed = [] {
-        const char *v = getenv("TILEPP_SCHEDULE");
-        return v && strcmp(v, "static") == 0;
-    }();
-    return fixed;
+    const char *v = getenv("TILEPP_SCHEDULE");
+    return v && strcmp(v, "static") == 0;
 }
 
 /* The counter a dynamically scheduled launch hands out iterations from:
