@@ -480,10 +480,34 @@ __device__ __forceinline__ void tma_load(const Tile &t, const CUtensorMap *map, 
         }
 }
 
-/* ---- the stage hand-over ----
- * full[s]: the producer's expected bytes have landed in stage s; empty[s]:
- * every consumer warp is done reading it. Each side walks the stages in
- * order, flipping its phase bit at each wrap. */
+/* ---- the stage hand-over ---- */
+
+/* Barrier pairs of a hand-over between the producer thread and the
+ * consumers (pipeline stages, the queue of iterations): for each of n
+ * slots a full barrier (the producer's one arrival) at bars[s] and an empty
+ * one (one arrival per consumer warp) at bars[n + s]. Thread 0; the block
+ * synchronises before first use. */
+__device__ __forceinline__ void init_full_empty(uint64_t *bars, int n, int consumer_warps)
+{
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < n; s++) {
+            cuda::ptx::mbarrier_init(bars + s, 1);
+            cuda::ptx::mbarrier_init(bars + n + s, (uint32_t)consumer_warps);
+        }
+        cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    }
+}
+
+/* Waits until the phase of `bar` with this parity has completed. */
+__device__ __forceinline__ void wait_parity(uint64_t *bar, uint32_t parity)
+{
+    while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity))
+        ;
+}
+
+/* The pipeline's stages: full[s], the producer's expected bytes have
+ * landed in stage s; empty[s], every consumer warp is done reading it. Each
+ * side walks the stages in order, flipping its phase bit at each wrap. */
 template <int STAGES> struct pipeline {
     uint64_t *bars; /* full[0..STAGES), empty[0..STAGES) */
     int stage = 0;
@@ -494,21 +518,8 @@ template <int STAGES> struct pipeline {
     __device__ __forceinline__ uint64_t *empty(int s) const { return bars + STAGES + s; }
 
     /* Thread 0; the block synchronises before first use. */
-    __device__ __forceinline__ void init(int consumer_warps) const
-    {
-        if (threadIdx.x == 0) {
-            for (int s = 0; s < STAGES; s++) {
-                cuda::ptx::mbarrier_init(full(s), 1);
-                cuda::ptx::mbarrier_init(empty(s), (uint32_t)consumer_warps);
-            }
-            cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-        }
-    }
-    static __device__ __forceinline__ void wait(uint64_t *bar, uint32_t parity)
-    {
-        while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity))
-            ;
-    }
+    __device__ __forceinline__ void init(int consumer_warps) const { init_full_empty(bars, STAGES, consumer_warps); }
+    static __device__ __forceinline__ void wait(uint64_t *bar, uint32_t parity) { wait_parity(bar, parity); }
     __device__ __forceinline__ void advance()
     {
         if (++stage == STAGES) {
@@ -883,22 +894,12 @@ template <int SLOTS> struct iter_queue {
     }
 
     /* Thread 0; the block synchronises before first use. */
-    __device__ __forceinline__ void init(int consumer_warps) const
-    {
-        if (threadIdx.x == 0) {
-            for (int s = 0; s < SLOTS; s++) {
-                cuda::ptx::mbarrier_init(full(s), 1);
-                cuda::ptx::mbarrier_init(empty(s), (uint32_t)consumer_warps);
-            }
-            cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
-        }
-    }
+    __device__ __forceinline__ void init(int consumer_warps) const { init_full_empty(bars, SLOTS, consumer_warps); }
     /* The producer thread: iteration t goes in the next slot, once every
      * consumer took what it held before (the arrival releases the write). */
     __device__ __forceinline__ void put(long long t)
     {
-        while (!cuda::ptx::mbarrier_try_wait_parity(empty(slot), phase ^ 1))
-            ;
+        wait_parity(empty(slot), phase ^ 1);
         *value(slot) = t;
         cuda::ptx::mbarrier_arrive(full(slot));
         advance();
@@ -908,8 +909,7 @@ template <int SLOTS> struct iter_queue {
      * the slot back. */
     __device__ __forceinline__ long long take()
     {
-        while (!cuda::ptx::mbarrier_try_wait_parity(full(slot), phase))
-            ;
+        wait_parity(full(slot), phase);
         const long long t = *value(slot);
         __syncwarp();
         if ((threadIdx.x & 31) == 0)
