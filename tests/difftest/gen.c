@@ -3649,9 +3649,10 @@ static void tile_pipelined_reduce(prog *p)
            cols ? "N" : "M");
     p->ind--;
     ln(p, "}");
-    snprintf(p->what, sizeof p->what,
-             "%s statistics of a %s matrix through a %d x %d shared tile, %s loop of %d stages, M %lld N %lld",
-             cols ? "column" : "row", et_c[xt], TM, TN, stages ? "a pipelined" : "a plain", stages, M, N);
+    char loop[32];
+    snprintf(loop, sizeof loop, stages ? "stages(%d)" : "a plain loop", stages);
+    snprintf(p->what, sizeof p->what, "%s statistics of a %s matrix through a %d x %d shared tile, %s, M %lld N %lld",
+             cols ? "column" : "row", et_c[xt], TM, TN, loop, M, N);
 }
 
 /* (d5) 1-D tiles */

@@ -225,7 +225,7 @@ static void plan_syncs(GridPlan *gp, const Scope *sc, const Vec *body, Touch *pe
 
 bool block_sync_before(const GridPlan *gp, const IrStmt *s) { return vec_contains(&gp->syncs, s); }
 
-bool block_sync_shared(const GridPlan *gp, const IrTileOp *op) { return gp && vec_contains(&gp->shared_syncs, op); }
+bool block_sync_shared(const GridPlan *gp, const IrTileOp *op) { return vec_contains(&gp->shared_syncs, op); }
 
 const ParallelPlan *block_parallel(const GridPlan *gp, const IrParallel *par)
 {

@@ -396,8 +396,8 @@ static bool plan_smem(Sm90Plan *p, const GridPlan *gp, int groups, const char **
     }
     /* the stages' barriers, the preloads' or the ping-pong turns (never both),
      * the queue's barriers (a full and an empty one a slot) and slots */
-    long long queue = p->dynamic ? 24LL * SM90_QUEUE_SLOTS : 0;
-    long long fixed = 16LL * stages + (p->pre_bytes || p->pingpong ? 16 : 0) + queue + SMEM_ALIGN;
+    long long pre = p->pre_bytes || p->pingpong ? 16 : 0, queue = p->dynamic ? 24LL * SM90_QUEUE_SLOTS : 0;
+    long long fixed = 16LL * stages + pre + queue + SMEM_ALIGN;
     p->epilogue = at;
     if (p->stores.len && at + groups * EPILOGUE_BYTES_PER_GROUP + fixed <= SMEM_LIMIT_SM90A)
         at += groups * EPILOGUE_BYTES_PER_GROUP;
@@ -414,7 +414,7 @@ static bool plan_smem(Sm90Plan *p, const GridPlan *gp, int groups, const char **
     }
     p->barriers = at;
     p->pre_barriers = at + 16LL * stages;
-    p->queue = p->pre_barriers + (p->pre_bytes || p->pingpong ? 16 : 0);
+    p->queue = p->pre_barriers + pre;
     p->smem_bytes = at + fixed;
     if (p->smem_bytes > SMEM_LIMIT_SM90A) {
         *why = "its stages and barriers need more than the 227 KB of shared memory a block may have";
