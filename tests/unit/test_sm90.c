@@ -327,6 +327,9 @@ static void attention_mainloop(void **state)
     assert_int_equal(tail->op->kind, TILE_GEMM);
     assert_string_equal(tail->op->a->name, "P");
     assert_int_equal(p->tail, p->pipe->body.len - 1);
+    /* two iterations a turn of the consumers' loop: each writes P into
+     * registers of its own while the other's P V reads its P */
+    assert_int_equal(p->unroll, 2);
     assert_int_equal(p->waits.len, 2);
     const Sm90Wait *first = p->waits.items[0], *second = p->waits.items[1];
     assert_int_equal(first->before->op->kind, TILE_REDUCE);
@@ -419,6 +422,7 @@ static void rotation(void **state)
                             "                    Acc[i][j] *= 0.5f;\n";
     p = two_products(touch_acc, 2);
     assert_false(p->rotated);
+    assert_true(p->unroll <= 1); /* in order, the last product is waited for before P is written again */
     p = two_products("", 1);
     assert_false(p->rotated);
     assert_int_equal(p->waits.len, 1);

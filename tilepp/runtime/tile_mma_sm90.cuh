@@ -423,12 +423,20 @@ template <int N> __device__ __forceinline__ void wgmma_wait()
 }
 
 /* A wgmma shared-memory matrix descriptor: start address, leading and
- * stride byte offsets (16-byte units), swizzle mode. */
-__device__ __forceinline__ uint64_t desc(uint32_t addr, uint32_t lbo, uint32_t sbo, int swizzle)
+ * stride byte offsets (16-byte units), swizzle mode; the tile's base address
+ * and a byte offset into it (a multiple of 16) apart. The start field is
+ * (address & 0x3FFFF) >> 4, and a block's shared addresses lie below 2^18
+ * (228 KB), so the offset's 16-byte units add to the base's: written as
+ * sums, the fields of one tile's descriptors fold into one constant added to
+ * a value computed once a stage, and each product's descriptor costs one
+ * add (built field by field, masked and shifted, it cost six uniform
+ * instructions: a tenth of a FlashAttention step's at head dim 64). */
+__device__ __forceinline__ uint64_t desc(uint32_t base, uint32_t offset, uint32_t lbo, uint32_t sbo, int swizzle)
 {
-    const uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
-    return (uint64_t)((addr & 0x3FFFF) >> 4) | (uint64_t)((lbo >> 4) & 0x3FFF) << 16 |
-           (uint64_t)((sbo >> 4) & 0x3FFF) << 32 | mode << 62;
+    const uint32_t mode = swizzle == 128 ? 1u : swizzle == 64 ? 2u : 3u;
+    const uint32_t lo = ((base & 0x3FFFF) >> 4) + (offset >> 4) + (((lbo >> 4) & 0x3FFF) << 16);
+    const uint32_t hi = ((sbo >> 4) & 0x3FFF) | mode << 30;
+    return (uint64_t)hi << 32 | lo;
 }
 } // namespace ptx
 
@@ -437,10 +445,10 @@ __device__ __forceinline__ uint64_t desc(uint32_t addr, uint32_t lbo, uint32_t s
  * offset (1 by convention); 8-row groups are 8 panel rows apart. */
 template <typename Tile> __device__ __forceinline__ uint64_t desc_kmajor(const Tile &t, int mn, int k)
 {
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(t.ptr);
-    const uint32_t addr = base + (uint32_t)((k / Tile::PANEL_COLS) * Tile::PANEL_BYTES + mn * Tile::swizzle +
-                                            (k % Tile::PANEL_COLS) * (int)sizeof(*t.ptr));
-    return ptx::desc(addr, 16, 8 * Tile::swizzle, Tile::swizzle);
+    const uint32_t rows = (uint32_t)__cvta_generic_to_shared(t.ptr) + (uint32_t)(mn * Tile::swizzle);
+    const uint32_t offset =
+        (uint32_t)((k / Tile::PANEL_COLS) * Tile::PANEL_BYTES + (k % Tile::PANEL_COLS) * (int)sizeof(*t.ptr));
+    return ptx::desc(rows, offset, 16, 8 * Tile::swizzle, Tile::swizzle);
 }
 
 /* The same for an MN-major tile (rows: K, columns: M or N): the next
@@ -448,9 +456,9 @@ template <typename Tile> __device__ __forceinline__ uint64_t desc_kmajor(const T
  * K 8 panel rows on (stride offset). mn is a multiple of PANEL_COLS. */
 template <typename Tile> __device__ __forceinline__ uint64_t desc_mnmajor(const Tile &t, int mn, int k)
 {
-    const uint32_t base = (uint32_t)__cvta_generic_to_shared(t.ptr);
-    const uint32_t addr = base + (uint32_t)((mn / Tile::PANEL_COLS) * Tile::PANEL_BYTES + k * Tile::swizzle);
-    return ptx::desc(addr, Tile::PANEL_BYTES, 8 * Tile::swizzle, Tile::swizzle);
+    const uint32_t panel =
+        (uint32_t)__cvta_generic_to_shared(t.ptr) + (uint32_t)((mn / Tile::PANEL_COLS) * Tile::PANEL_BYTES);
+    return ptx::desc(panel, (uint32_t)(k * Tile::swizzle), Tile::PANEL_BYTES, 8 * Tile::swizzle, Tile::swizzle);
 }
 
 /* ---- TMA copies ----

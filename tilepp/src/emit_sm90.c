@@ -298,6 +298,8 @@ static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
         put(o, "                int tile_prev = 0; /* the previous iteration's stage */\n");
     if (p->pingpong)
         put(o, "                tile_turns.wait(tile_turn_mine); /* the other warpgroup's products are issued */\n");
+    if (p->unroll > 1)
+        putf(o, "#pragma unroll %d\n", p->unroll);
     put(o, "                for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
     put(o, "                    const int tile_stage = tile_pipe.consume();\n");
     if (!plain)

@@ -180,7 +180,15 @@ typedef struct Sm90Plan {
      * the next S). The first iteration has no previous one; after the
      * loop, the last iteration's tail. */
     bool rotated;
-    int head, tail;         /* indices in pipe->body */
+    int head, tail; /* indices in pipe->body */
+    /* The consumers' loop, unrolled this many times (0 or 1: not). Rotated with
+     * a register A operand in the tail (FlashAttention's P), each iteration
+     * writes the next A while the tail product still reads the previous one:
+     * unrolled by two, consecutive iterations write two sets of registers in
+     * turn, where one loop body has one set and ptxas copies the operand
+     * into it before each tail (32 moves a step at FlashAttention's, of
+     * some 480 instructions). */
+    int unroll;
     Vec producer_decls;     /* const IrStmt*: the declarations before the loop that the producer's loop bounds and
                                copies read (the consumers run all of them) */
     long long pre_bytes;    /* bytes the preloads bring */

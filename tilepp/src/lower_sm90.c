@@ -672,6 +672,7 @@ static void plan_rotation(Sm90Plan *p)
     p->rotated = true;
     p->head = head;
     p->tail = tail;
+    p->unroll = last->op->a->space == SPACE_FRAGMENT ? 2 : 1;
 }
 
 /* Registers a block launches with per thread, when `blocks` share an SM:
