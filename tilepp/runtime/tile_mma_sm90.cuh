@@ -284,22 +284,17 @@ static inline bool static_schedule_from_env()
  * NULL, and the kernel takes every gridDim.x-th iteration, without `needed`
  * (every block has one iteration, or none) and with TILEPP_SCHEDULE=static. */
 struct iter_counter {
-    cudaStream_t stream = 0;
+    tile_stream_array<unsigned long long> counter;
     unsigned long long *ptr = nullptr;
     cudaError_t init(cudaStream_t s, bool needed)
     {
-        stream = s;
         if (!needed || static_schedule_from_env())
             return cudaSuccess;
-        cudaError_t err = cudaMallocAsync((void **)&ptr, sizeof *ptr, stream);
+        cudaError_t err = counter.alloc(s, 1);
         if (err == cudaSuccess)
-            err = cudaMemsetAsync(ptr, 0, sizeof *ptr, stream);
+            err = cudaMemsetAsync(counter.ptr, 0, sizeof *counter.ptr, s);
+        ptr = counter.ptr;
         return err;
-    }
-    ~iter_counter()
-    {
-        if (ptr)
-            (void)cudaFreeAsync(ptr, stream);
     }
 };
 

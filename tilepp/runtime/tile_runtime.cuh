@@ -428,28 +428,35 @@ template <typename T> __device__ __forceinline__ T *tile_part(unsigned char *par
     return reinterpret_cast<T *>(parts) + (long long)r * TILE_MAX_PARTS;
 }
 
-/* Device memory a launcher needs for the duration of its launches (the
- * slots and parts of its reductions): freed in stream order when the
- * launcher returns, also on an error. */
-struct tile_scratch {
+/* Device memory of a launcher's own, allocated in stream order and freed
+ * so when the launcher returns (also on an error): what its launches read
+ * and write and nothing after them does. */
+template <typename T> struct tile_stream_array {
     cudaStream_t stream = 0;
-    unsigned char *slots = nullptr, *parts = nullptr;
-    cudaError_t init(cudaStream_t s, int nslots, int nparts_vars)
+    T *ptr = nullptr;
+    cudaError_t alloc(cudaStream_t s, size_t count)
     {
         stream = s;
+        return cudaMallocAsync((void **)&ptr, sizeof(T) * count, stream);
+    }
+    ~tile_stream_array()
+    {
+        if (ptr)
+            (void)cudaFreeAsync(ptr, stream);
+    }
+};
+
+/* The slots and parts of a launcher's reductions. */
+struct tile_scratch {
+    tile_stream_array<unsigned char> slots, parts;
+    cudaError_t init(cudaStream_t s, int nslots, int nparts_vars)
+    {
         if (nslots == 0)
             return cudaSuccess;
-        cudaError_t err = cudaMallocAsync((void **)&slots, 8 * (size_t)nslots, stream);
+        cudaError_t err = slots.alloc(s, 8 * (size_t)nslots);
         if (err == cudaSuccess)
-            err = cudaMallocAsync((void **)&parts, 8 * (size_t)TILE_MAX_PARTS * nparts_vars, stream);
+            err = parts.alloc(s, 8 * (size_t)TILE_MAX_PARTS * nparts_vars);
         return err;
-    }
-    ~tile_scratch()
-    {
-        if (slots)
-            (void)cudaFreeAsync(slots, stream);
-        if (parts)
-            (void)cudaFreeAsync(parts, stream);
     }
 };
 

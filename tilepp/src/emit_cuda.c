@@ -376,7 +376,7 @@ void put_scratch_params(Out *o, const KernelPlan *kp)
 void put_scratch_args(Out *o, const KernelPlan *kp)
 {
     if (kp->slots.len)
-        put(o, ", tile_red.slots, tile_red.parts");
+        put(o, ", tile_red.slots.ptr, tile_red.parts.ptr");
 }
 
 static void put_parallel_kernel(Out *o, const KernelPlan *kp, const ParallelPlan *pp)
