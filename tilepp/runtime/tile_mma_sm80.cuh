@@ -1051,31 +1051,14 @@ template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
 template <int OP, bool ABS, typename Acc>
 __device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_SLOTS> &dst, bool clear)
 {
-    /* Each row's elements in ROW_CHAINS independent chains, combined in a
-     * tree: one chain would be a thread's whole row in sequence, every
-     * combination waiting for the one before (32 at FlashAttention's, before
-     * the exponentials can start). counts[s]: elements of slot s so far,
-     * known at compile time once the loop is unrolled. */
-    constexpr int ROW_CHAINS = 4;
-    float chain[Acc::ROW_SLOTS][ROW_CHAINS];
-    int counts[Acc::ROW_SLOTS] = {};
-#pragma unroll
-    for (int e = 0; e < Acc::COUNT; e++) {
-        const int s = Acc::row_slot(e), c = counts[s] % ROW_CHAINS;
-        const float x = ABS ? fabsf(src.v[e]) : src.v[e];
-        chain[s][c] = counts[s] < ROW_CHAINS ? x : tile_combine<OP>(chain[s][c], x);
-        counts[s]++;
-    }
     float part[Acc::ROW_SLOTS];
 #pragma unroll
-    for (int s = 0; s < Acc::ROW_SLOTS; s++) {
+    for (int s = 0; s < Acc::ROW_SLOTS; s++)
+        part[s] = tile_identity<OP, float>();
 #pragma unroll
-        for (int step = 1; step < ROW_CHAINS; step *= 2)
-#pragma unroll
-            for (int c = 0; c + step < ROW_CHAINS; c += 2 * step)
-                if (c + step < counts[s])
-                    chain[s][c] = tile_combine<OP>(chain[s][c], chain[s][c + step]);
-        part[s] = counts[s] > 0 ? chain[s][0] : tile_identity<OP, float>();
+    for (int e = 0; e < Acc::COUNT; e++) {
+        const int s = Acc::row_slot(e);
+        part[s] = tile_combine<OP>(part[s], ABS ? fabsf(src.v[e]) : src.v[e]);
     }
 #pragma unroll
     for (int s = 0; s < Acc::ROW_SLOTS; s++)
