@@ -57,6 +57,9 @@ enum { BM = 128, BN = HEAD_DIM <= 64 ? 128 : HEAD_DIM <= 128 ? 64 : 32, THREADS 
  * (bench/RESULTS.md). flops: the work of a call (4 B H N^2 D, half of it
  * when causal), for the tuner's and the profiler's TFLOP/s. */
 enum { STAGES = 3 };
+/* Heads whose query blocks are taken in turn (the grid's order, below): on the H200, 4 took
+ * the causal runs 4-10% faster than a head at a time (bench/RESULTS.md) */
+enum { HEAD_GROUP = 4 };
 #if HEAD_DIM == 128
 #pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
 #pragma tile tune BN(64, 128)
@@ -68,80 +71,83 @@ void flash_attention(int batch, int heads, int seq, int causal, float scale, con
                      ELEM O[batch][heads][seq][HEAD_DIM])
 {
 #pragma tile grid
-    for (int b = 0; b < batch; b++)
-        for (int h = 0; h < heads; h++)
-            for (int qi = 0; qi < tile_cdiv(seq, BM); qi++) {
-                /* a head's last query blocks first: with `causal` they have the most keys, and
-                 * the blocks that finish last are then short ones */
-                const int qb = tile_cdiv(seq, BM) - 1 - qi;
+    for (int t = 0; t < batch * heads * tile_cdiv(seq, BM); t++) {
+        /* the blocks in the order they start (on Hopper a block that finishes takes the next):
+         * in each batch the heads in groups of HEAD_GROUP, and in a group the query blocks of
+         * its heads in turn, the last (with `causal`, the longest) first. Long and short
+         * blocks then mix over the whole run, and the few heads in flight at once keep their
+         * K and V in L2. */
+        const int blocks = tile_cdiv(seq, BM), b = t / (heads * blocks), in_batch = t % (heads * blocks);
+        const int h0 = in_batch / (HEAD_GROUP * blocks) * HEAD_GROUP;
+        const int group = heads - h0 < HEAD_GROUP ? heads - h0 : HEAD_GROUP, in_group = in_batch - h0 * blocks;
+        const int h = h0 + in_group % group, qb = blocks - 1 - in_group / group;
 #pragma tile shared
-                ELEM Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
+        ELEM Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
 #pragma tile fragment
-                float S[BM][BN], Acc[BM][HEAD_DIM], m[BM], m_old[BM], l[BM], rescale[BM], row_sum[BM];
+        float S[BM][BN], Acc[BM][HEAD_DIM], m[BM], m_old[BM], l[BM], rescale[BM], row_sum[BM];
 #pragma tile fragment
-                ELEM P[BM][BN];
-                const float scale_log2 = scale * 1.4426950408889634f;
-                const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
-                /* query q sees keys below min(q + reach, seq): causal as data, not as a branch in
-                 * the loop (which the compiler would split the loop's body around) */
-                const int reach = causal ? 1 : seq;
-                /* keys below `unmasked` are seen by every query of the block: only the key tiles
-                 * that reach past it (the diagonal ones, with `causal`, and the sequence's last)
-                 * need the mask */
-                const int unmasked = qb * BM + reach < seq ? qb * BM + reach : seq;
-                tile_load(Qs, Q[b][h], qb * BM, 0, seq, HEAD_DIM);
-                tile_clear(Acc);
-                tile_fill(m, -INFINITY);
-                tile_clear(l);
+        ELEM P[BM][BN];
+        const float scale_log2 = scale * 1.4426950408889634f;
+        const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
+        /* query q sees keys below min(q + reach, seq): causal as data, not as a branch in
+         * the loop (which the compiler would split the loop's body around) */
+        const int reach = causal ? 1 : seq;
+        /* keys below `unmasked` are seen by every query of the block: only the key tiles
+         * that reach past it (the diagonal ones, with `causal`, and the sequence's last)
+         * need the mask */
+        const int unmasked = qb * BM + reach < seq ? qb * BM + reach : seq;
+        tile_load(Qs, Q[b][h], qb * BM, 0, seq, HEAD_DIM);
+        tile_clear(Acc);
+        tile_fill(m, -INFINITY);
+        tile_clear(l);
 #pragma tile pipelined stages(STAGES)
-                for (int kb = 0; kb < tile_cdiv(last_key, BN); kb++) {
-                    tile_load(Ks, K[b][h], kb * BN, 0, seq, HEAD_DIM);
-                    tile_load(Vs, V[b][h], kb * BN, 0, seq, HEAD_DIM);
-                    tile_clear(S);
-                    tile_gemm_nt(Qs, Ks, S);
-                    if (kb * BN + BN > unmasked) {
-#pragma tile parallel
-                        for (int i = 0; i < BM; i++)
-                            for (int j = 0; j < BN; j++) {
-                                /* keys from `limit` on are masked: past the sequence, or (causal) after the
-                                 * query */
-                                const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
-                                if (kb * BN + j >= limit)
-                                    S[i][j] = -INFINITY;
-                            }
-                    }
-                    tile_copy(m_old, m);
-                    tile_reduce_max(S, m, 1, 0);
-#pragma tile parallel
-                    for (int i = 0; i < BM; i++) {
-                        const float m_scaled = m[i] == -INFINITY ? 0.0f : m[i] * scale_log2;
-                        rescale[i] = exp2f(m_old[i] * scale_log2 - m_scaled);
-                    }
-#pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        for (int j = 0; j < BN; j++)
-                            S[i][j] = exp2f(S[i][j] * scale_log2 - (m[i] == -INFINITY ? 0.0f : m[i] * scale_log2));
-                    tile_reduce_sum(S, row_sum, 1, 1);
-#pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        l[i] = l[i] * rescale[i] + row_sum[i];
-#pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        for (int j = 0; j < HEAD_DIM; j++)
-                            Acc[i][j] *= rescale[i];
-                    tile_copy(P, S);
-                    tile_gemm(P, Vs, Acc);
-                }
+        for (int kb = 0; kb < tile_cdiv(last_key, BN); kb++) {
+            tile_load(Ks, K[b][h], kb * BN, 0, seq, HEAD_DIM);
+            tile_load(Vs, V[b][h], kb * BN, 0, seq, HEAD_DIM);
+            tile_clear(S);
+            tile_gemm_nt(Qs, Ks, S);
+            if (kb * BN + BN > unmasked) {
 #pragma tile parallel
                 for (int i = 0; i < BM; i++)
-                    l[i] = l[i] > 0.0f ? 1.0f / l[i]
-                                       : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
-#pragma tile parallel
-                for (int i = 0; i < BM; i++)
-                    for (int j = 0; j < HEAD_DIM; j++)
-                        Acc[i][j] *= l[i];
-                tile_store(O[b][h], Acc, qb * BM, 0, seq, HEAD_DIM);
+                    for (int j = 0; j < BN; j++) {
+                        /* keys from `limit` on are masked: past the sequence, or (causal) after the
+                         * query */
+                        const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
+                        if (kb * BN + j >= limit)
+                            S[i][j] = -INFINITY;
+                    }
             }
+            tile_copy(m_old, m);
+            tile_reduce_max(S, m, 1, 0);
+#pragma tile parallel
+            for (int i = 0; i < BM; i++) {
+                const float m_scaled = m[i] == -INFINITY ? 0.0f : m[i] * scale_log2;
+                rescale[i] = exp2f(m_old[i] * scale_log2 - m_scaled);
+            }
+#pragma tile parallel
+            for (int i = 0; i < BM; i++)
+                for (int j = 0; j < BN; j++)
+                    S[i][j] = exp2f(S[i][j] * scale_log2 - (m[i] == -INFINITY ? 0.0f : m[i] * scale_log2));
+            tile_reduce_sum(S, row_sum, 1, 1);
+#pragma tile parallel
+            for (int i = 0; i < BM; i++)
+                l[i] = l[i] * rescale[i] + row_sum[i];
+#pragma tile parallel
+            for (int i = 0; i < BM; i++)
+                for (int j = 0; j < HEAD_DIM; j++)
+                    Acc[i][j] *= rescale[i];
+            tile_copy(P, S);
+            tile_gemm(P, Vs, Acc);
+        }
+#pragma tile parallel
+        for (int i = 0; i < BM; i++)
+            l[i] = l[i] > 0.0f ? 1.0f / l[i] : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
+#pragma tile parallel
+        for (int i = 0; i < BM; i++)
+            for (int j = 0; j < HEAD_DIM; j++)
+                Acc[i][j] *= l[i];
+        tile_store(O[b][h], Acc, qb * BM, 0, seq, HEAD_DIM);
+    }
 }
 
 /* The same attention for the layout most models keep ([batch][seq][heads]
@@ -156,79 +162,82 @@ void flash_attention_gqa(int batch, int heads, int kv_heads, int seq, int causal
                          const ELEM V[batch][seq][kv_heads * HEAD_DIM], ELEM O[batch][seq][heads * HEAD_DIM])
 {
 #pragma tile grid
-    for (int b = 0; b < batch; b++)
-        for (int h = 0; h < heads; h++)
-            for (int qi = 0; qi < tile_cdiv(seq, BM); qi++) {
-                /* a head's last query blocks first: with `causal` they have the most keys, and
-                 * the blocks that finish last are then short ones */
-                const int qb = tile_cdiv(seq, BM) - 1 - qi;
+    for (int t = 0; t < batch * heads * tile_cdiv(seq, BM); t++) {
+        /* the blocks in the order they start (on Hopper a block that finishes takes the next):
+         * in each batch the heads in groups of HEAD_GROUP, and in a group the query blocks of
+         * its heads in turn, the last (with `causal`, the longest) first. Long and short
+         * blocks then mix over the whole run, and the few heads in flight at once keep their
+         * K and V in L2. */
+        const int blocks = tile_cdiv(seq, BM), b = t / (heads * blocks), in_batch = t % (heads * blocks);
+        const int h0 = in_batch / (HEAD_GROUP * blocks) * HEAD_GROUP;
+        const int group = heads - h0 < HEAD_GROUP ? heads - h0 : HEAD_GROUP, in_group = in_batch - h0 * blocks;
+        const int h = h0 + in_group % group, qb = blocks - 1 - in_group / group;
 #pragma tile shared
-                ELEM Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
+        ELEM Qs[BM][HEAD_DIM], Ks[BN][HEAD_DIM], Vs[BN][HEAD_DIM];
 #pragma tile fragment
-                float S[BM][BN], Acc[BM][HEAD_DIM], m[BM], m_old[BM], l[BM], rescale[BM], row_sum[BM];
+        float S[BM][BN], Acc[BM][HEAD_DIM], m[BM], m_old[BM], l[BM], rescale[BM], row_sum[BM];
 #pragma tile fragment
-                ELEM P[BM][BN];
-                const float scale_log2 = scale * 1.4426950408889634f;
-                const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
-                /* query q sees keys below min(q + reach, seq): causal as data, not as a branch in
-                 * the loop (which the compiler would split the loop's body around) */
-                const int reach = causal ? 1 : seq;
-                /* keys below `unmasked` are seen by every query of the block: only the key tiles
-                 * that reach past it (the diagonal ones, with `causal`, and the sequence's last)
-                 * need the mask */
-                const int unmasked = qb * BM + reach < seq ? qb * BM + reach : seq;
-                const int kv = h / (heads / kv_heads); /* the K and V head of query head h */
-                tile_load(Qs, Q[b], qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
-                tile_clear(Acc);
-                tile_fill(m, -INFINITY);
-                tile_clear(l);
+        ELEM P[BM][BN];
+        const float scale_log2 = scale * 1.4426950408889634f;
+        const int last_key = causal && (qb + 1) * BM < seq ? (qb + 1) * BM : seq;
+        /* query q sees keys below min(q + reach, seq): causal as data, not as a branch in
+         * the loop (which the compiler would split the loop's body around) */
+        const int reach = causal ? 1 : seq;
+        /* keys below `unmasked` are seen by every query of the block: only the key tiles
+         * that reach past it (the diagonal ones, with `causal`, and the sequence's last)
+         * need the mask */
+        const int unmasked = qb * BM + reach < seq ? qb * BM + reach : seq;
+        const int kv = h / (heads / kv_heads); /* the K and V head of query head h */
+        tile_load(Qs, Q[b], qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
+        tile_clear(Acc);
+        tile_fill(m, -INFINITY);
+        tile_clear(l);
 #pragma tile pipelined stages(3)
-                for (int kb = 0; kb < tile_cdiv(last_key, BN); kb++) {
-                    tile_load(Ks, K[b], kb * BN, kv * HEAD_DIM, seq, kv_heads * HEAD_DIM);
-                    tile_load(Vs, V[b], kb * BN, kv * HEAD_DIM, seq, kv_heads * HEAD_DIM);
-                    tile_clear(S);
-                    tile_gemm_nt(Qs, Ks, S);
-                    if (kb * BN + BN > unmasked) {
-#pragma tile parallel
-                        for (int i = 0; i < BM; i++)
-                            for (int j = 0; j < BN; j++) {
-                                /* keys from `limit` on are masked: past the sequence, or (causal) after the
-                                 * query */
-                                const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
-                                if (kb * BN + j >= limit)
-                                    S[i][j] = -INFINITY;
-                            }
-                    }
-                    tile_copy(m_old, m);
-                    tile_reduce_max(S, m, 1, 0);
-#pragma tile parallel
-                    for (int i = 0; i < BM; i++) {
-                        const float m_scaled = m[i] == -INFINITY ? 0.0f : m[i] * scale_log2;
-                        rescale[i] = exp2f(m_old[i] * scale_log2 - m_scaled);
-                    }
-#pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        for (int j = 0; j < BN; j++)
-                            S[i][j] = exp2f(S[i][j] * scale_log2 - (m[i] == -INFINITY ? 0.0f : m[i] * scale_log2));
-                    tile_reduce_sum(S, row_sum, 1, 1);
-#pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        l[i] = l[i] * rescale[i] + row_sum[i];
-#pragma tile parallel
-                    for (int i = 0; i < BM; i++)
-                        for (int j = 0; j < HEAD_DIM; j++)
-                            Acc[i][j] *= rescale[i];
-                    tile_copy(P, S);
-                    tile_gemm(P, Vs, Acc);
-                }
+        for (int kb = 0; kb < tile_cdiv(last_key, BN); kb++) {
+            tile_load(Ks, K[b], kb * BN, kv * HEAD_DIM, seq, kv_heads * HEAD_DIM);
+            tile_load(Vs, V[b], kb * BN, kv * HEAD_DIM, seq, kv_heads * HEAD_DIM);
+            tile_clear(S);
+            tile_gemm_nt(Qs, Ks, S);
+            if (kb * BN + BN > unmasked) {
 #pragma tile parallel
                 for (int i = 0; i < BM; i++)
-                    l[i] = l[i] > 0.0f ? 1.0f / l[i]
-                                       : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
-#pragma tile parallel
-                for (int i = 0; i < BM; i++)
-                    for (int j = 0; j < HEAD_DIM; j++)
-                        Acc[i][j] *= l[i];
-                tile_store(O[b], Acc, qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
+                    for (int j = 0; j < BN; j++) {
+                        /* keys from `limit` on are masked: past the sequence, or (causal) after the
+                         * query */
+                        const int query = qb * BM + i, limit = query + reach < seq ? query + reach : seq;
+                        if (kb * BN + j >= limit)
+                            S[i][j] = -INFINITY;
+                    }
             }
+            tile_copy(m_old, m);
+            tile_reduce_max(S, m, 1, 0);
+#pragma tile parallel
+            for (int i = 0; i < BM; i++) {
+                const float m_scaled = m[i] == -INFINITY ? 0.0f : m[i] * scale_log2;
+                rescale[i] = exp2f(m_old[i] * scale_log2 - m_scaled);
+            }
+#pragma tile parallel
+            for (int i = 0; i < BM; i++)
+                for (int j = 0; j < BN; j++)
+                    S[i][j] = exp2f(S[i][j] * scale_log2 - (m[i] == -INFINITY ? 0.0f : m[i] * scale_log2));
+            tile_reduce_sum(S, row_sum, 1, 1);
+#pragma tile parallel
+            for (int i = 0; i < BM; i++)
+                l[i] = l[i] * rescale[i] + row_sum[i];
+#pragma tile parallel
+            for (int i = 0; i < BM; i++)
+                for (int j = 0; j < HEAD_DIM; j++)
+                    Acc[i][j] *= rescale[i];
+            tile_copy(P, S);
+            tile_gemm(P, Vs, Acc);
+        }
+#pragma tile parallel
+        for (int i = 0; i < BM; i++)
+            l[i] = l[i] > 0.0f ? 1.0f / l[i] : 0.0f; /* l becomes its reciprocal: a division a row, not an element */
+#pragma tile parallel
+        for (int i = 0; i < BM; i++)
+            for (int j = 0; j < HEAD_DIM; j++)
+                Acc[i][j] *= l[i];
+        tile_store(O[b], Acc, qb * BM, h * HEAD_DIM, seq, heads * HEAD_DIM);
+    }
 }

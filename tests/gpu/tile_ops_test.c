@@ -146,6 +146,35 @@ static void test_gemm_band(int M, int N, int K)
     gc_finish(&c, gemm_band_gpu(M, N, K, A->dev, B->dev, D->dev), "gemm_band %dx%dx%d", M, N, K);
 }
 
+/* The same product launched again on the default stream and on a stream of
+ * its own, the output poisoned before each: on the sm_90a variant each
+ * launch finds its stream's counter at zero only if the launch before it
+ * zeroed it at its end (tile90::kept_counter); left at the count, every
+ * block would stop after its first tile. */
+static void test_gemm_band_again(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *A = gc_in(&c, GC_F16, (size_t)M * K, 0), *B = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *D = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_GEMM);
+    gemm_band(M, N, K, A->host, B->host, D->host);
+    cudaStream_t own = NULL;
+    cudaError_t err = cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking);
+    for (int launch = 0; launch < 5 && err == cudaSuccess; launch++) {
+        err = cudaMemset(D->dev, 0xff, sizeof(float) * (size_t)M * N); /* NaN in every element */
+        if (err == cudaSuccess)
+            err = cudaDeviceSynchronize();
+        if (err == cudaSuccess)
+            err = launch % 2 ? gemm_band_gpu_stream(M, N, K, A->dev, B->dev, D->dev, own)
+                             : gemm_band_gpu(M, N, K, A->dev, B->dev, D->dev);
+        if (err == cudaSuccess)
+            err = cudaDeviceSynchronize();
+    }
+    if (own)
+        (void)cudaStreamDestroy(own);
+    gc_finish(&c, err, "gemm_band %dx%dx%d, the fifth launch (two streams)", M, N, K);
+}
+
 /* 2-D float shared tiles: moves exact; the maxima exact; x * 2 - 1 exact
  * in float (a multiply by 2 rounds nothing), so TOL_EXACT throughout. */
 static void test_transpose_f32(int M, int N)
@@ -198,6 +227,7 @@ int main(void)
     static const int bands[][3] = {{1, 8, 16}, {300, 200, 136}, {2304, 1024, 1024}, {3000, 700, 500}};
     for (size_t i = 0; i < sizeof bands / sizeof *bands; i++)
         test_gemm_band(bands[i][0], bands[i][1], bands[i][2]);
+    test_gemm_band_again(2304, 1024, 1024);
     /* float shared tiles: rows of 4-byte alignment only (N odd) and of 16 */
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
         test_transpose_f32(shapes[i][0], shapes[i][1]);

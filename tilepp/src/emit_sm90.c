@@ -127,7 +127,10 @@ static void put_tile_loop_header(const Block *bl, bool producer, const char *in)
         return;
     }
     putf(o, "%sfor (long long tile_t = blockIdx.x, tile_after; ; tile_t = tile_after) {\n", in);
-    putf(o, "%s    tile_after = tile_t < tile_blocks ? tile90::next_tile(tile_counter, tile_t) : tile_blocks;\n", in);
+    putf(o,
+         "%s    tile_after = tile_t < tile_blocks ? tile90::next_tile(tile_counter, tile_t, tile_blocks) : "
+         "tile_blocks;\n",
+         in);
     putf(o, "%s    tile_queue.put(tile_t); /* past the end: the consumers stop too */\n", in);
     putf(o, "%s    if (tile_t >= tile_blocks)\n%s        break;\n", in, in);
 }
@@ -528,7 +531,7 @@ void put_grid_launch_sm90(Out *o, const IrKernel *k, const GridPlan *gp)
         "tile_err);\n");
     if (p->dynamic) /* the iterations' work varies: blocks take them from a counter as they finish */
         put(o, "                    tile90::iter_counter tile_ctr; /* none when each block has one iteration */\n"
-               "                    tile_err = tile_ctr.init(tile_stream, tile_blocks > tile_grid);\n"
+               "                    tile_err = tile_ctr.init(&tile_dev, tile_stream, tile_blocks > tile_grid);\n"
                "                    if (tile_err != cudaSuccess)\n                        return "
                "tile_prof.failed(&tile_dev, tile_err);\n");
     putf(o, "                    tile_err = tile_launch_blocks(%s, tile_grid, %d, %lld, tile_stream, ", kernel,
