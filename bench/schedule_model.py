@@ -3,7 +3,8 @@
 blocks share FlashAttention's tiles on an H200 (132 SMs, one block each),
 handed out statically (block j takes tiles j, j + 132, ...) or dynamically
 (each block takes the next tile when it finishes one), in the grid's order
-(batch, head, query block; a head's last query blocks first).
+(batch, head, query block; a head's last query blocks first), and
+dynamically in the sample's order (heads four at a time).
 
 A tile of query block qb costs its key steps (all of them, or with `causal`
 those up to the block's last query) plus OVERHEAD steps (its prologue and
@@ -23,14 +24,18 @@ SHAPES = [  # batch, heads, sequence, head dim, key tile (the tuned one)
 ]
 
 
-def tiles(b, h, n, bn, causal):
+def tiles(b, h, n, bn, causal, group=1):
+    """The tiles' costs in the grid's order: in each batch the heads in
+    groups of `group`, in a group the query blocks of its heads in turn,
+    each head's last first (samples/flash_attention.c's HEAD_GROUP)."""
     nq = (n + BM - 1) // BM
     out = []
-    for _ in range(b * h):
-        for qi in range(nq):
-            qb = nq - 1 - qi
-            last = min((qb + 1) * BM, n) if causal else n
-            out.append((last + bn - 1) // bn + OVERHEAD)
+    for _ in range(b):
+        for h0 in range(0, h, group):
+            for qi in range(nq):
+                qb = nq - 1 - qi
+                last = min((qb + 1) * BM, n) if causal else n
+                out.extend([(last + bn - 1) // bn + OVERHEAD] * min(group, h - h0))
     return out
 
 
@@ -51,13 +56,15 @@ def dynamic(ts, blocks):
 
 def main():
     blocks = int(sys.argv[1]) if len(sys.argv) > 1 else 132
-    print(f"{'B x H x N, D':>18} causal | static dynamic (share of the ideal, {blocks} blocks)")
+    print(f"{'B x H x N, D':>18} causal | static dynamic, and dynamic 4 heads at a time "
+          f"(share of the ideal, {blocks} blocks)")
     for b, h, n, d, bn in SHAPES:
         for causal in (False, True):
-            ts = tiles(b, h, n, bn, causal)
+            ts, ts4 = tiles(b, h, n, bn, causal), tiles(b, h, n, bn, causal, 4)
             ideal = sum(ts) / blocks
             print(f"{b:>3} x {h:>2} x {n:>5}, {d:>3} {str(causal):>6} | "
-                  f"{ideal / static(ts, blocks):.3f}  {ideal / dynamic(ts, blocks):.3f}")
+                  f"{ideal / static(ts, blocks):.3f}  {ideal / dynamic(ts, blocks):.3f}  "
+                  f"{ideal / dynamic(ts4, blocks):.3f}")
 
 
 if __name__ == "__main__":
