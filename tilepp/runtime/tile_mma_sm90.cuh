@@ -287,34 +287,33 @@ static inline bool static_schedule_from_env()
  * back at every synchronization, the counter cost some 60 us a launch on
  * the H200: half the time of an 8 x 16 x 1024 FlashAttention.) */
 enum { STREAM_COUNTERS = 16 };
-struct stream_counters {
-    struct entry {
-        int device;
-        cudaStream_t stream;
-        unsigned long long *counter;
-    };
-    entry entries[STREAM_COUNTERS];
-    int used = 0;
+struct stream_key {
+    int device;
+    cudaStream_t stream;
+    bool operator==(const stream_key &o) const { return device == o.device && stream == o.stream; }
+};
+struct stream_counters : tile_memo<stream_key, unsigned long long *, STREAM_COUNTERS> {
     ~stream_counters()
     {
         for (int i = 0; i < used; i++)
-            (void)cudaFree(entries[i].counter);
+            (void)cudaFree(values[i]);
     }
 };
 
 /* The kept counter of stream s on device d, or NULL where there is none to
  * use: the stream is being captured into a graph (whose launches may run
  * beside the stream's own later on), or the thread has its STREAM_COUNTERS
- * already, or CUDA refuses the memory. */
+ * already (never one forgotten, as a full memo would: a launch may still
+ * be using it), or CUDA refuses the memory. */
 static inline unsigned long long *kept_counter(const tile_device *d, cudaStream_t s)
 {
     static thread_local stream_counters kept;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(s, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone)
         return nullptr;
-    for (int i = 0; i < kept.used; i++)
-        if (kept.entries[i].device == d->id && kept.entries[i].stream == s)
-            return kept.entries[i].counter;
+    const stream_key key = {d->id, s};
+    if (unsigned long long *const *known = kept.find(key))
+        return *known;
     unsigned long long *counter = nullptr;
     if (kept.used == STREAM_COUNTERS)
         return nullptr;
@@ -324,7 +323,7 @@ static inline unsigned long long *kept_counter(const tile_device *d, cudaStream_
         (void)cudaGetLastError(); /* the launch goes on without: not its error */
         return nullptr;
     }
-    kept.entries[kept.used++] = {d->id, s, counter};
+    kept.put(key, counter);
     return counter;
 }
 
