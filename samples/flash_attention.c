@@ -18,11 +18,12 @@
  * it are all masked, and never loaded.
  *
  * On Hopper the grid runs warp-specialized: a producer warpgroup copies Q
- * once and K and V for each step with TMA, two consumer warpgroups (64 rows
- * each) multiply with wgmma, P from registers, each
- * step's Q K^T issued before the previous step's P V (lowering's software
- * pipelining); elsewhere warps of 16 rows use mma.sync. The tile sizes and
- * stages are the fastest of those measured on the H200 (bench/RESULTS.md).
+ * once and K and V for each step with TMA, consumer warpgroups of 64 rows
+ * each multiply with wgmma, P from registers, each step's Q K^T issued
+ * before the previous step's P V (lowering's software pipelining);
+ * elsewhere warps of 16 rows use mma.sync. The file's tile sizes and stages
+ * are the fastest of those measured on the H200 (bench/RESULTS.md); the
+ * tuner tries a few more where only Hopper takes them (below).
  *
  * The softmax works in base 2: the running maximum m is of the raw scores,
  * and exp2f(s * c - m * c), with c = scale * log2(e), is exp(scale * (q.k -
@@ -42,29 +43,45 @@
 #ifndef ELEM
 #define ELEM half
 #endif
-/* Blocks of 128 query rows and 256 threads, key tiles of 64 columns; 128
- * for heads of 64, where 64 would make each step's products too small for
- * the tensor cores, and 32 for heads of 256, where Q's tile takes 64 KB of
- * shared memory and the stages of wider K and V tiles would not fit beside
- * it in the sm_80 kernel's (bench/RESULTS.md). */
-enum { BM = 128, BN = HEAD_DIM <= 64 ? 128 : HEAD_DIM <= 128 ? 64 : 32, THREADS = 256 };
+/* Blocks of BM query rows and two threads a row (on Hopper a consumer
+ * warpgroup for each 64 rows, beside the producer warpgroup), key tiles of
+ * BN columns: 64 for heads of 128, 128 for heads of 64, where 64 would
+ * make each step's products too small for the tensor cores, and 32 for
+ * heads of 256, where Q's tile takes 64 KB of shared memory and the stages
+ * of wider K and V tiles would not fit beside it in the sm_80 kernel's
+ * (bench/RESULTS.md). STAGES: the K and V tiles in flight. */
+enum { BM = 128, BN = HEAD_DIM <= 64 ? 128 : HEAD_DIM <= 128 ? 64 : 32, THREADS = 2 * BM };
+enum { STAGES = HEAD_DIM == 256 && BN >= 64 ? 2 : 3 };
 
-/* At heads of 128 the key tile's width is tuned on the GPU at hand (the
- * other head sizes keep the values above): 128 columns, in three stages,
- * take 224 KB of shared memory, which a Hopper block has and an sm_80 one
- * does not (that point is translated for sm_90a alone, and the tuner passes
- * over it elsewhere); two stages of them are slower than three of 64
- * (bench/RESULTS.md). flops: the work of a call (4 B H N^2 D, half of it
- * when causal), for the tuner's and the profiler's TFLOP/s. */
-enum { STAGES = 3 };
+/* Tuned on the GPU at hand (`#pragma tile tune`, below), besides the
+ * values above (points that only Hopper's shared memory or registers take
+ * are translated for sm_90a alone; the tuner passes over them elsewhere):
+ * - at heads of 128, key tiles of 128 columns: in three stages they take
+ *   224 KB of shared memory, which a Hopper block has and an sm_80 one
+ *   does not (two stages of them are slower than three of 64);
+ * - at heads of 64 and 128, blocks of 192 rows and key tiles of 64
+ *   columns: three consumer warpgroups (at heads of 128, of 160 registers
+ *   each with the producer's at 32; the sm_80 kernel's 384 threads have
+ *   too few there). With key tiles of 128 columns at heads of 64,
+ *   FlashAttention-3's blocks, the consumers would need 192: refused;
+ * - at heads of 256, key tiles of 48 columns in three stages and of 64 in
+ *   two (the producer's registers at 24, the consumers' at 240): fewer and
+ *   larger products than 32 columns make.
+ * flops: the work of a call (4 B H N^2 D, half of it when causal), for the
+ * tuner's and the profiler's TFLOP/s. */
+
 /* Heads whose query blocks are taken in turn (the grid's order, below): on the H200, 4 took
  * the causal runs 4-10% faster than a head at a time (bench/RESULTS.md) */
 enum { HEAD_GROUP = 4 };
 #if HEAD_DIM == 128
 #pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
-#pragma tile tune BN(64, 128)
+#pragma tile tune BN(64, 128) BM(128, 192)
+#elif HEAD_DIM == 64
+#pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
+#pragma tile tune BM(128, 192) BN(64, 128)
 #else
 #pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
+#pragma tile tune BN(32, 48, 64)
 #endif
 void flash_attention(int batch, int heads, int seq, int causal, float scale, const ELEM Q[batch][heads][seq][HEAD_DIM],
                      const ELEM K[batch][heads][seq][HEAD_DIM], const ELEM V[batch][heads][seq][HEAD_DIM],

@@ -119,6 +119,31 @@ void gemm_nn_wide(int M, int N, int K, const half A[M][K], const half B[K][N], f
         }
 }
 
+/* A tall block: 192 x 128 x 64 over 12 warps, B given N x K, 4 stages: on
+ * Hopper three consumer warpgroups, a 64-row slice of the accumulator
+ * each, and the producer's registers given up to them as lowering
+ * decides. */
+#pragma tile kernel threads(384)
+void gemm_nt_tall(int M, int N, int K, const half A[M][K], const half B[N][K], half C[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 192); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile shared
+            half As[192][64], Bs[128][64];
+#pragma tile fragment
+            float Cf[192][128];
+            tile_clear(Cf);
+#pragma tile pipelined stages(4)
+            for (int k = 0; k < tile_cdiv(K, 64); k++) {
+                tile_load(As, A, by * 192, k * 64, M, K);
+                tile_load(Bs, B, bx * 128, k * 64, N, K);
+                tile_gemm_nt(As, Bs, Cf);
+            }
+            tile_store(C, Cf, by * 192, bx * 128, M, N);
+        }
+}
+
 /* Batched: a 3-D grid over batches of slices A[b], B[b], C[b]. */
 #pragma tile kernel threads(128)
 void gemm_batched(int batch, int M, int N, int K, const half A[batch][M][K], const half B[batch][K][N],

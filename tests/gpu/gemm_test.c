@@ -71,6 +71,7 @@ void gemm_tn_bf16(int M, int N, int K, const bfloat16 A[K][M], const bfloat16 B[
 void gemm_tt_bf16(int M, int N, int K, const bfloat16 A[K][M], const bfloat16 B[N][K],
                   bfloat16 C[M][N]);
 void gemm_nn_wide(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
+void gemm_nt_tall(int M, int N, int K, const half A[M][K], const half B[N][K], half C[M][N]);
 void gemm_batched(int batch, int M, int N, int K, const half A[batch][M][K],
                   const half B[batch][K][N], half C[batch][M][N]);
 
@@ -113,6 +114,11 @@ static void cpu_nn_wide(int batch, int M, int N, int K, const void *A, const voi
     (void)batch;
     gemm_nn_wide(M, N, K, A, B, C);
 }
+static void cpu_nt_tall(int batch, int M, int N, int K, const void *A, const void *B, void *C)
+{
+    (void)batch;
+    gemm_nt_tall(M, N, K, A, B, C);
+}
 static void cpu_batched(int batch, int M, int N, int K, const void *A, const void *B, void *C)
 {
     gemm_batched(batch, M, N, K, A, B, C);
@@ -146,6 +152,12 @@ static cudaError_t gpu_nn_wide(int batch, int M, int N, int K, const void *A, co
     (void)batch;
     return gemm_nn_wide_gpu(M, N, K, A, B, C);
 }
+static cudaError_t gpu_nt_tall(int batch, int M, int N, int K, const void *A, const void *B,
+                               void *C)
+{
+    (void)batch;
+    return gemm_nt_tall_gpu(M, N, K, A, B, C);
+}
 static cudaError_t gpu_batched(int batch, int M, int N, int K, const void *A, const void *B,
                                void *C)
 {
@@ -168,6 +180,7 @@ static const kernel kernels[] = {
     {"gemm_tn_bf16", 1, 0, GC_BF16, GC_F32, 128, 128, 32, 0, cpu_tn_bf16, gpu_tn_bf16},
     {"gemm_tt_bf16", 1, 1, GC_BF16, GC_BF16, 64, 64, 32, 0, cpu_tt_bf16, gpu_tt_bf16},
     {"gemm_nn_wide", 0, 0, GC_F16, GC_F32, 128, 256, 64, 0, cpu_nn_wide, gpu_nn_wide},
+    {"gemm_nt_tall", 0, 1, GC_F16, GC_F16, 192, 128, 64, 0, cpu_nt_tall, gpu_nt_tall},
     {"gemm_batched", 0, 0, GC_F16, GC_F16, 64, 64, 32, 1, cpu_batched, gpu_batched},
 };
 

@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(C::THREADS, 1)
     __syncthreads();
     const int kt = (K + C::BK - 1) / C::BK;
     if (tile90::producer()) {
-        tile90::producer_setmaxnreg<C::REGS>();
+        tile90::producer_setmaxnreg<C::REGS ? tile90::PRODUCER_REGS : 0>();
         if (threadIdx.x == 0)
             for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
                 const tile80::tile_coord tc = tile80::raster(tiles_m, tiles_n, panel, t);

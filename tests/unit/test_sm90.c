@@ -139,6 +139,7 @@ static void two_consumer_groups(void **state)
     assert_int_equal(((const Sm90Store *)p->stores.items[0])->chunk_cols, 32);
     assert_int_equal(p->min_blocks, 1);
     assert_int_equal(p->consumer_regs, 232); /* (65536 - 128 x 40) / 256, in steps of 8 */
+    assert_int_equal(p->producer_regs, 40);  /* 128 values and 38 more fit 232: the producer keeps its 40 */
     assert_int_equal(p->epilogue, 3 * (16384 + 32768));
     assert_int_equal(p->barriers, p->epilogue + 2 * 16384);
     assert_int_equal(p->in_flight, 3 * (16384 + 32768));
@@ -255,6 +256,115 @@ static void reasons(void **state)
                           (int)(at - src), src, at),
                   "a load fills a 2-D shared tile of float, which the wgmma kernel has no use for (its products read "
                   "half and bfloat16 tiles)");
+}
+
+/* FlashAttention at head dim d over `rows` query rows and `cols` keys a
+ * step, two threads a row (a consumer warpgroup a 64 rows on Hopper), with
+ * the online softmax's five row statistics, as a user writes it. */
+static const char *attention_src(int rows, int cols, int d)
+{
+    return aprintf("#include <math.h>\n"
+                   "#include <tilepp/tile.h>\n"
+                   "enum { BM = %d, BN = %d, D = %d };\n"
+                   "#pragma tile kernel threads(2 * BM)\n"
+                   "void g(int n, const half Q[n][D], const half K[n][D], const half V[n][D], half O[n][D])\n"
+                   "{\n"
+                   "#pragma tile grid\n"
+                   "    for (int qb = 0; qb < tile_cdiv(n, BM); qb++) {\n"
+                   "#pragma tile shared\n"
+                   "        half Qs[BM][D], Ks[BN][D], Vs[BN][D];\n"
+                   "#pragma tile fragment\n"
+                   "        float S[BM][BN], Acc[BM][D], m[BM], m_old[BM], l[BM], rescale[BM], row_sum[BM];\n"
+                   "#pragma tile fragment\n"
+                   "        half P[BM][BN];\n"
+                   "        tile_load(Qs, Q, qb * BM, 0, n, D);\n"
+                   "        tile_clear(Acc);\n"
+                   "        tile_fill(m, -INFINITY);\n"
+                   "        tile_clear(l);\n"
+                   "#pragma tile pipelined stages(2)\n"
+                   "        for (int kb = 0; kb < tile_cdiv(n, BN); kb++) {\n"
+                   "            tile_load(Ks, K, kb * BN, 0, n, D);\n"
+                   "            tile_load(Vs, V, kb * BN, 0, n, D);\n"
+                   "            tile_clear(S);\n"
+                   "            tile_gemm_nt(Qs, Ks, S);\n"
+                   "            tile_copy(m_old, m);\n"
+                   "            tile_reduce_max(S, m, 1, 0);\n"
+                   "#pragma tile parallel\n"
+                   "            for (int i = 0; i < BM; i++)\n"
+                   "                rescale[i] = expf(m_old[i] - m[i]);\n"
+                   "#pragma tile parallel\n"
+                   "            for (int i = 0; i < BM; i++)\n"
+                   "                for (int j = 0; j < BN; j++)\n"
+                   "                    S[i][j] = expf(S[i][j] - m[i]);\n"
+                   "            tile_reduce_sum(S, row_sum, 1, 1);\n"
+                   "#pragma tile parallel\n"
+                   "            for (int i = 0; i < BM; i++)\n"
+                   "                l[i] = l[i] * rescale[i] + row_sum[i];\n"
+                   "#pragma tile parallel\n"
+                   "            for (int i = 0; i < BM; i++)\n"
+                   "                for (int j = 0; j < D; j++)\n"
+                   "                    Acc[i][j] *= rescale[i];\n"
+                   "            tile_copy(P, S);\n"
+                   "            tile_gemm(P, Vs, Acc);\n"
+                   "        }\n"
+                   "        tile_store(O, Acc, qb * BM, 0, n, D);\n"
+                   "    }\n"
+                   "}\n",
+                   rows, cols, d);
+}
+
+/* Registers on Hopper, where the consumers' fragments are counted with a
+ * second P (rotation_regs) and 22 registers more beside them for products
+ * of at most 128 columns, 32 for wider ones. 192 query rows at head dim
+ * 128, 64 keys a step: three consumer warpgroups of 138 + 22 registers,
+ * which the producer's 40 leave too few of (152): it gives up 8. */
+static void attention_three_consumers(void **state)
+{
+    (void)state;
+    const char *src = attention_src(192, 64, 128);
+    const GridPlan *gp = plan_of(src, ARCH_SM90A);
+    const Sm90Plan *p = gp->sm90;
+    if (!p)
+        fail_msg("no sm_90a variant: %s", gp->sm90_why);
+    assert_int_equal(p->consumers, 3);
+    assert_int_equal(p->threads, 512);
+    assert_int_equal(p->min_blocks, 1);
+    assert_int_equal(p->producer_regs, 32);
+    assert_int_equal(p->consumer_regs, 160); /* (128 x 512 - 128 x 32) / 384, in steps of 8 */
+    /* the sm_80 kernel's 384 threads have too few: asked for sm_80 too, the
+     * file is refused, at its fragments (a tuned point is kept for sm_90a
+     * alone, tune.c) */
+    assert_null(unit_lower_archs(src, ARCH_SM80 | ARCH_SM90A));
+    if (!strstr(unit_diag(), "unit_input.c:12:15: error: the block's fragments would hold"))
+        fail_msg("%s", unit_diag());
+}
+
+/* Head dim 256, 64 keys a step: two consumer warpgroups of 202 + 32
+ * registers (the product P V has 256 columns); the producer drops to 24 so
+ * that they get 240. */
+static void attention_producer_least(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of(attention_src(128, 64, 256), ARCH_SM90A);
+    const Sm90Plan *p = gp->sm90;
+    if (!p)
+        fail_msg("no sm_90a variant: %s", gp->sm90_why);
+    assert_int_equal(p->consumers, 2);
+    assert_int_equal(p->producer_regs, 24);
+    assert_int_equal(p->consumer_regs, 240); /* (168 x 384 - 128 x 24) / 256 */
+}
+
+/* Too many for the consumers' registers even with the producer at 24: 192
+ * query rows at head dim 64 and 128 keys a step want 170 + 22 registers,
+ * three warpgroups have 160. For sm_90a alone, the sm_90a kernel refuses
+ * the grid, and the sm_80 kernel's budget, which then binds, says why (one
+ * error). */
+static void attention_too_wide(void **state)
+{
+    (void)state;
+    assert_null(unit_lower_archs(attention_src(192, 128, 64), ARCH_SM90A));
+    assert_int_equal(diag_error_count(), 1);
+    assert_non_null(strstr(unit_diag(), "error: the block's fragments would hold 133 values"));
 }
 
 /* An attention mainloop: Q preloaded before the loop (one copy, its own
@@ -437,6 +547,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         UNIT_TEST(brief_schedule),
         UNIT_TEST(attention_mainloop),
+        UNIT_TEST(attention_three_consumers),
+        UNIT_TEST(attention_producer_least),
+        UNIT_TEST(attention_too_wide),
         UNIT_TEST(rotation),
         UNIT_TEST(in_flight_threshold),
         UNIT_TEST(two_consumer_groups),

@@ -31,7 +31,7 @@
  *
  *   pipeline<S> P(barriers); P.init(consumer warps); __syncthreads();
  *   if (producer()) {
- *       producer_setmaxnreg<R>();
+ *       producer_setmaxnreg<PRODUCER_REGS>();   (or 0 with consumer_regs 0)
  *       if (threadIdx.x == 0)
  *           for (each tile) for (k = 0; k < KT; k++) {
  *               s = P.produce(bytes); tma_load(A stage s ...); tma_load(B stage s ...);
@@ -366,13 +366,16 @@ static inline cudaError_t persistent_blocks(const tile_device *d, Kernel kernel,
     return err;
 }
 
-/* Registers per consumer thread after the producer warpgroup gives up its
- * own (setmaxnreg): the most that fits 64K with the producer at 40, in the
- * steps of 8 setmaxnreg takes. 0: leave the allocation as launched (one
- * consumer warpgroup already has the maximum). */
+/* Registers a producer thread keeps after setmaxnreg, and those per
+ * consumer thread then: the most that fits 64K with the producer at
+ * PRODUCER_REGS, in the steps of 8 setmaxnreg takes. 0: leave the
+ * allocation as launched (one consumer warpgroup already has the maximum).
+ * (The translator chooses its kernels' own, lower_sm90.c, the producer
+ * down to 24 when the consumers need it.) */
+constexpr int PRODUCER_REGS = 40;
 __host__ __device__ constexpr int consumer_regs(int consumer_groups)
 {
-    return consumer_groups < 2 ? 0 : ((65536 - 128 * 40) / (128 * consumer_groups) / 8 * 8 > 240 ? 240 : (65536 - 128 * 40) / (128 * consumer_groups) / 8 * 8);
+    return consumer_groups < 2 ? 0 : ((65536 - 128 * PRODUCER_REGS) / (128 * consumer_groups) / 8 * 8 > 240 ? 240 : (65536 - 128 * PRODUCER_REGS) / (128 * consumer_groups) / 8 * 8);
 }
 
 #if defined(__CUDACC__)
@@ -403,11 +406,13 @@ __device__ __forceinline__ void consumers_sync(int groups)
     asm volatile("bar.sync %0, %1;\n" ::"n"(CONSUMERS_BARRIER), "r"(128 * groups) : "memory");
 }
 
+/* setmaxnreg to REGS registers a thread, the producer's (down) and the
+ * consumers' (up); REGS 0: none. */
 template <int REGS> __device__ __forceinline__ void producer_setmaxnreg()
 {
 #if TILE90_DEVICE
     if constexpr (REGS > 0)
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS) : "memory");
 #endif
 }
 template <int REGS> __device__ __forceinline__ void consumer_setmaxnreg()

@@ -175,7 +175,7 @@ static void put_producer(Block *bl, const IrGrid *g, int at_pipe)
     Out *o = bl->o;
     const Sm90Plan *p = bl->sm90;
     const IrPipelined *pipe = p->pipe;
-    putf(o, "    if (tile90::producer()) {\n        tile90::producer_setmaxnreg<%d>();\n", p->consumer_regs);
+    putf(o, "    if (tile90::producer()) {\n        tile90::producer_setmaxnreg<%d>();\n", p->producer_regs);
     put(o, "        if (threadIdx.x == 0) {\n");
     put_tile_loop(bl, g, at_pipe, true, "            ");
     if (p->pre_bytes) { /* once the consumers have handed back the last grid iteration's */

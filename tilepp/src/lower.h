@@ -135,10 +135,6 @@ enum { SM90_MIN_IN_FLIGHT = 64 * 1024 };
 /* Threads a block may have. */
 enum { MAX_BLOCK_THREADS = 1024 };
 
-/* Registers a consumer thread of the sm_90a variant needs beside its
- * fragments: addresses, descriptors, loop state. */
-enum { SM90_REGS_BESIDE_FRAGMENTS = 40 };
-
 /* Dynamic shared memory a block may have, per architecture. */
 enum { SMEM_LIMIT_SM80 = 163 * 1024, SMEM_LIMIT_SM90A = 227 * 1024 };
 
@@ -202,6 +198,7 @@ typedef struct Sm90Plan {
     int consumers;          /* consumer warpgroups in the block */
     int threads;            /* the consumers and the producer warpgroup */
     int consumer_regs;      /* setmaxnreg for the consumers; 0: as launched */
+    int producer_regs;      /* setmaxnreg for the producer; 0 when the consumers' is */
     int min_blocks;         /* blocks per SM the registers must allow (__launch_bounds__) */
     long long in_flight;    /* bytes of copies a multiprocessor keeps in flight */
     bool shallow;           /* too few of them for wgmma: the launcher prefers the sm_80 kernel */

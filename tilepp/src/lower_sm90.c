@@ -423,6 +423,13 @@ static bool plan_smem(Sm90Plan *p, const GridPlan *gp, int groups, const char **
     return true;
 }
 
+/* Registers a consumer thread holds of 2-D fragment t: its warpgroup's
+ * share, two 16-bit values a register when packed. */
+static long long fragment_regs(const Sm90Plan *p, const GridPlan *gp, const IrBuffer *t)
+{
+    return t->dims[0] * t->dims[1] / (128LL * p->groups_m * p->groups_n) / (fragment_layout(gp, t)->packed ? 2 : 1);
+}
+
 /* Every 2-D fragment splits over the consumer warpgroups as the first
  * product's accumulator does (the same rows per warpgroup; columns in
  * pieces of 16 to 256); a fragment of rows needs whole rows per warpgroup. */
@@ -430,7 +437,6 @@ static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per
 {
     const IrGrid *g = gp->grid;
     const IrBuffer *c = p->gemm->c;
-    int groups = p->groups_m * p->groups_n;
     long long per_thread = 0;
     for (int i = 0; i < g->tiles.len; i++) {
         const IrBuffer *t = g->tiles.items[i];
@@ -455,7 +461,7 @@ static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per
             *why = "a fragment does not split over the consumer warpgroups as the product's accumulator does";
             return false;
         }
-        per_thread += t->dims[0] * t->dims[1] / (128LL * groups) / (l->packed ? 2 : 1); /* packed: two a register */
+        per_thread += fragment_regs(p, gp, t);
     }
     if (per_thread > MAX_ACCUM_SM90) {
         *why = "the fragments need more registers than a consumer warpgroup's threads have";
@@ -684,11 +690,12 @@ static int launch_regs(int threads, int blocks)
     return regs > 255 ? 255 : regs;
 }
 
-/* setmaxnreg: the producer warpgroup drops to 40 registers a thread and
- * the consumers take the block's rest, in steps of 8, at most 240. */
-static int consumer_regs(int threads, int blocks, int groups)
+/* setmaxnreg: the producer warpgroup drops to `producer` registers a
+ * thread and the consumers take the block's rest, in steps of 8, at most
+ * 240. */
+static int consumer_regs(int threads, int blocks, int groups, int producer)
 {
-    int regs = (launch_regs(threads, blocks) * threads - 128 * 40) / (128 * groups) / 8 * 8;
+    int regs = (launch_regs(threads, blocks) * threads - 128 * producer) / (128 * groups) / 8 * 8;
     return regs > 240 ? 240 : regs;
 }
 
@@ -748,6 +755,38 @@ static bool plan_pingpong(Sm90Plan *p, const GridPlan *gp, int warpgroups, long 
     return true;
 }
 
+/* Registers a consumer thread needs beside its fragments (addresses,
+ * descriptors, barrier phases, loop state), by the widest product it
+ * issues. Measured with ptxas (CUDA 13.0) on the samples' kernels by
+ * lowering the consumers' setmaxnreg in steps of 8 until they spilled or
+ * serialized their wgmmas: with products of at most 128 columns a
+ * warpgroup, 22 beside the fragments (rotation_regs included) were enough
+ * for FlashAttention at head dims 64 and 128 (138 to 202 registers); with
+ * 256 columns 26 to 32 (GEMM + softmax, the GEMM, FlashAttention at head
+ * dim 256). */
+static int regs_beside_fragments(const Sm90Plan *p) { return widest_product(p) > 128 ? 32 : 22; }
+
+/* Registers a rotated loop holds beyond its fragments: the A operand of
+ * its last product, when that is a fragment (FlashAttention's P), a
+ * second time. ptxas keeps the one being multiplied while the next is
+ * written; with fewer registers it serializes the loop's wgmmas (its
+ * C7512 advisory), as it did for FlashAttention at head dims 64 and 128
+ * with 32 and 16 fewer than this counts (bench/RESULTS.md). */
+static long long rotation_regs(const Sm90Plan *p, const GridPlan *gp)
+{
+    if (!p->rotated)
+        return 0;
+    const IrStmt *tail = p->pipe->body.items[p->tail];
+    return tail->op->a->space == SPACE_FRAGMENT ? fragment_regs(p, gp, tail->op->a) : 0;
+}
+
+/* Registers a producer thread keeps after setmaxnreg: 40, or fewer when the
+ * consumers need the difference; 24 is the least setmaxnreg takes, and the
+ * producer's loop (TMA issues, barrier waits, the tile counter) compiles
+ * without spills at 24 (three consumer warpgroups then get 160 each, as
+ * FlashAttention-3's do). */
+enum { PRODUCER_REGS = 40, PRODUCER_REGS_LEAST = 24 };
+
 /* Two blocks share a multiprocessor when their shared memory fits and the
  * consumers, with the producer's registers, have room for the fragments
  * (and 64 more): the persistent grid then holds twice the blocks and twice
@@ -755,7 +794,7 @@ static bool plan_pingpong(Sm90Plan *p, const GridPlan *gp, int warpgroups, long 
  * launches with every register it can use already, so no setmaxnreg. */
 static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thread)
 {
-    int two_regs = consumer_regs(p->threads, 2, groups);
+    int two_regs = consumer_regs(p->threads, 2, groups, PRODUCER_REGS);
     /* One wgmma's operands must fit the registers of the launch bound,
      * setmaxnreg or not: an m64nN product takes N / 2 accumulators and
      * WGMMA_OTHER_REGS more (ptxas: C7602, "insufficient registers (128)
@@ -763,9 +802,22 @@ static void plan_blocks_per_sm(Sm90Plan *p, int groups, long long accum_per_thre
     bool two = 2 * p->smem_bytes <= SMEM_LIMIT_SM90A && accum_per_thread + 64 <= two_regs &&
                widest_product(p) / 2 + WGMMA_OTHER_REGS <= launch_regs(p->threads, 2);
     p->min_blocks = two ? 2 : 1;
-    p->consumer_regs = two ? two_regs : groups < 2 ? 0 : consumer_regs(p->threads, 1, groups);
     p->in_flight = p->pipe->stages * p->stage_bytes * p->min_blocks;
     p->shallow = p->in_flight < SM90_MIN_IN_FLIGHT;
+    p->producer_regs = PRODUCER_REGS;
+    if (two) {
+        p->consumer_regs = two_regs;
+        return;
+    }
+    if (groups < 2) {
+        p->consumer_regs = p->producer_regs = 0;
+        return;
+    }
+    p->consumer_regs = consumer_regs(p->threads, 1, groups, p->producer_regs);
+    while (accum_per_thread + regs_beside_fragments(p) > p->consumer_regs && p->producer_regs > PRODUCER_REGS_LEAST) {
+        p->producer_regs -= 8;
+        p->consumer_regs = consumer_regs(p->threads, 1, groups, p->producer_regs);
+    }
 }
 
 /* Whether the warpgroups must hold whole rows: a fragment holds rows of
@@ -889,12 +941,14 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
                        p->threads, MAX_BLOCK_THREADS);
         return NULL;
     }
+    per_thread += rotation_regs(p, gp);
     plan_blocks_per_sm(p, groups, per_thread);
     int regs = p->consumer_regs ? p->consumer_regs : launch_regs(p->threads, p->min_blocks);
-    if (per_thread + SM90_REGS_BESIDE_FRAGMENTS > regs) {
-        *why = aprintf("its consumers would hold %lld fragment values a thread in %d registers, with too few left "
-                       "for addresses and operands",
-                       per_thread, regs);
+    int beside = regs_beside_fragments(p);
+    if (per_thread + beside > regs) {
+        *why = aprintf("its consumers would hold %lld fragment values a thread in %d registers, and need %d more for "
+                       "addresses and operands",
+                       per_thread, regs, beside);
         return NULL;
     }
     return p;

@@ -323,6 +323,41 @@ static const IrTileOp *gemm_from_registers(const Vec *body)
     return NULL;
 }
 
+/* The fragment the block's warps are arranged for: the first product's
+ * accumulator, else the first 2-D fragment; NULL when there is neither. */
+static const IrBuffer *lead_fragment(const IrGrid *g)
+{
+    const IrTileOp *gemm = first_gemm(&g->body);
+    if (gemm)
+        return gemm->c;
+    for (int i = 0; i < g->tiles.len; i++) {
+        const IrBuffer *t = g->tiles.items[i];
+        if (t->space == SPACE_FRAGMENT && t->rank == 2)
+            return t;
+    }
+    return NULL;
+}
+
+/* Whether the sm_80 kernel's fragments fit its threads' registers
+ * (accum_budget); an error at the first fragment (the product's
+ * accumulator, when there is one) when they do not. */
+static bool fits_registers(GridPlan *gp, const IrKernel *k)
+{
+    const IrGrid *g = gp->grid;
+    long long budget = accum_budget(k->threads);
+    if (gp->fragment_values <= budget)
+        return true;
+    const IrBuffer *first = lead_fragment(g);
+    for (int i = 0; !first && i < g->tiles.len; i++)
+        if (((const IrBuffer *)g->tiles.items[i])->space == SPACE_FRAGMENT)
+            first = g->tiles.items[i];
+    error_at(first->loc,
+             "the block's fragments would hold %lld values in each of the %d threads' registers; at most %lld fit "
+             "without spilling (%s): %s",
+             gp->fragment_values, k->threads, budget, budget_reason(k->threads), budget_advice(g, k->threads));
+    return false;
+}
+
 /* One warp arrangement for the block, chosen for the gemm's accumulator (or
  * the first fragment), which every fragment must be able to use: fragments
  * share a layout so that copies between them stay in registers. */
@@ -331,26 +366,7 @@ static bool plan_warps(GridPlan *gp, const IrKernel *k)
     const IrGrid *g = gp->grid;
     const IrTileOp *gemm = first_gemm(&g->body);
     int warps = k->threads / 32;
-    const IrBuffer *lead = gemm ? gemm->c : NULL;
-    for (int i = 0; i < g->tiles.len && !lead; i++) {
-        const IrBuffer *t = g->tiles.items[i];
-        if (t->space == SPACE_FRAGMENT && t->rank == 2)
-            lead = t;
-    }
-    long long per_thread = block_fragment_values(g, k->threads);
-    gp->fragment_values = per_thread;
-    long long budget = accum_budget(k->threads);
-    if (per_thread > budget) {
-        const IrBuffer *first = lead;
-        for (int i = 0; !first && i < g->tiles.len; i++)
-            if (((const IrBuffer *)g->tiles.items[i])->space == SPACE_FRAGMENT)
-                first = g->tiles.items[i];
-        error_at(first->loc,
-                 "the block's fragments would hold %lld values in each of the %d threads' registers; at most %lld fit "
-                 "without spilling (%s): %s",
-                 per_thread, k->threads, budget, budget_reason(k->threads), budget_advice(g, k->threads));
-        return false;
-    }
+    const IrBuffer *lead = lead_fragment(g);
     if (!lead)
         return true;
     if (block_strips(gp, k->threads, &gp->strips)) { /* no product: the warps stand as the strips need */
@@ -479,7 +495,13 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
     gp->kernel_name = aprintf("tile_%s_grid%d", k->name, stmt_index);
     gp->warps_m = k->threads / 32;
     gp->warps_n = 1;
-    if (!plan_shared(gp, archs) || !plan_warps(gp, k) || !plan_cols_scratch(gp, archs))
+    /* Asked for sm_90a alone (a tuned point only Hopper takes, tune.c), the
+     * sm_80 kernel's register budget binds only where the sm_90a kernel,
+     * with its own (lower_grid_sm90), refuses the grid. */
+    bool sm90a_alone = !(archs & ARCH_SM80);
+    gp->fragment_values = block_fragment_values(gp->grid, k->threads);
+    if (!plan_shared(gp, archs) || !(sm90a_alone || fits_registers(gp, k)) || !plan_warps(gp, k) ||
+        !plan_cols_scratch(gp, archs))
         return NULL;
     plan_occupancy(gp, k, archs);
     plan_alignment(gp, &gp->grid->body);
@@ -491,5 +513,7 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
         return NULL;
     if (archs & ARCH_SM90A)
         gp->sm90 = lower_grid_sm90(k, gp, &gp->sm90_why);
+    if (sm90a_alone && !gp->sm90 && !fits_registers(gp, k))
+        return NULL;
     return gp;
 }

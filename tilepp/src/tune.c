@@ -147,9 +147,10 @@ static char *reason_text(const TuneContext *ctx, const char *first_error)
     return astrdup(first_error);
 }
 
-/* A space (larger tiles, deeper pipelines) may hold points that only
- * Hopper's shared memory takes: those are kept, for sm_90a alone
- * (translate_point), and the tuner picks per device. */
+/* A space (larger tiles, deeper pipelines, more threads) may hold points
+ * that only Hopper's shared memory or its warp-specialized kernel's
+ * registers take: those are kept, for sm_90a alone (translate_point), and
+ * the tuner picks per device. */
 static void translate(const TuneContext *ctx, const IrKernel *k, TunePoint *p)
 {
     char *text = point_text(ctx, k->tune, p->values);
