@@ -52,7 +52,7 @@ have attention_test_bf16 && step "attention_test_bf16 (TILEPP_PATH=sm80)" attent
 # The tuner keeps a point only where it matches the first (TILEPP_TUNE_CHECK),
 # so a wrong point would be passed over, not fail: the points only Hopper
 # takes run pinned, each against the CPU run (samples/flash_attention.c).
-have attention_test_d64 && step "attention_test_d64 (BM=192)" attention_test_d64_bm192.log env TILEPP_TUNE_PIN=flash_attention:BM=192 "$bin/attention_test_d64"
+have attention_test_d64 && step "attention_test_d64 (BM=192,BN=64)" attention_test_d64_bm192.log env TILEPP_TUNE_PIN=flash_attention:BM=192,BN=64 "$bin/attention_test_d64"
 have attention_test && step "attention_test (BN=64,BM=192)" attention_test_bm192.log env TILEPP_TUNE_PIN=flash_attention:BN=64,BM=192 "$bin/attention_test"
 have attention_test && step "attention_test (BN=128,BM=128)" attention_test_bn128.log env TILEPP_TUNE_PIN=flash_attention:BN=128,BM=128 "$bin/attention_test"
 have attention_test_d256 && step "attention_test_d256 (BN=48)" attention_test_d256_bn48.log env TILEPP_TUNE_PIN=flash_attention:BN=48 "$bin/attention_test_d256"

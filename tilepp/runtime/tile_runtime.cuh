@@ -428,15 +428,59 @@ template <typename T> __device__ __forceinline__ T *tile_part(unsigned char *par
     return reinterpret_cast<T *>(parts) + (long long)r * TILE_MAX_PARTS;
 }
 
-/* Device memory of a launcher's own, allocated in stream order and freed
- * so when the launcher returns (also on an error): what its launches read
- * and write and nothing after them does. */
+/* Devices whose attributes and pools the runtime keeps (device ids 0 to
+ * TILE_MAX_DEVICES - 1; others are asked each time). */
+enum { TILE_MAX_DEVICES = 64 };
+
+/* tilepp's memory pool on the current device, made once per process, or
+ * NULL where the device has none (then the device's current pool serves).
+ * Its release threshold is the most there is, so that what a launcher frees
+ * stays with the pool for the next launch, across synchronizations: the
+ * device's default pool gives its memory back at each one, and allocating
+ * it again cost a launch some 60 us on the H200 (bench/RESULTS.md, the tile
+ * counter). It holds at most what launches had in flight at once. */
+static inline cudaMemPool_t tile_pool()
+{
+    static std::atomic<cudaMemPool_t> pools[TILE_MAX_DEVICES];
+    static std::atomic<bool> none[TILE_MAX_DEVICES];
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= TILE_MAX_DEVICES) {
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    cudaMemPool_t pool = pools[device].load(std::memory_order_acquire);
+    if (pool || none[device].load(std::memory_order_relaxed))
+        return pool;
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    uint64_t most = ~(uint64_t)0;
+    if (cudaMemPoolCreate(&pool, &props) != cudaSuccess ||
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &most) != cudaSuccess) {
+        (void)cudaGetLastError(); /* no pools here: not the launch's error */
+        none[device].store(true, std::memory_order_relaxed);
+        return nullptr;
+    }
+    cudaMemPool_t expected = nullptr;
+    if (!pools[device].compare_exchange_strong(expected, pool, std::memory_order_acq_rel)) {
+        (void)cudaMemPoolDestroy(pool); /* another thread's came first */
+        return expected;
+    }
+    return pool;
+}
+
+/* Device memory of a launcher's own, allocated in stream order (from
+ * tile_pool) and freed so when the launcher returns (also on an error):
+ * what its launches read and write and nothing after them does. */
 template <typename T> struct tile_stream_array {
     cudaStream_t stream = 0;
     T *ptr = nullptr;
     cudaError_t alloc(cudaStream_t s, size_t count)
     {
         stream = s;
+        if (cudaMemPool_t pool = tile_pool())
+            return cudaMallocFromPoolAsync((void **)&ptr, sizeof(T) * count, pool, stream);
         return cudaMallocAsync((void **)&ptr, sizeof(T) * count, stream);
     }
     ~tile_stream_array()
@@ -468,8 +512,6 @@ struct tile_scratch {
  * a device, is asked once and kept per device: per process for the
  * attributes, per host thread for the rest (tile_memo), so no lock is
  * taken and no launch waits for another thread. */
-enum { TILE_MAX_DEVICES = 64 };
-
 struct tile_device {
     int id;           /* cudaGetDevice */
     int major, minor; /* compute capability */

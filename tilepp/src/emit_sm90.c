@@ -78,6 +78,9 @@ static void put_comment(Out *o, const GridPlan *gp)
              t->bytes, t->swizzle, t->preload ? ", preloaded" : "");
     }
     putf(o, "; barriers at %lld).\n", p->barriers);
+    if (p->consumer_regs)
+        putf(o, "// Registers a thread (setmaxnreg): the producer's %d, each consumer's %d (%lld for fragments).\n",
+             p->producer_regs, p->consumer_regs, p->fragment_regs);
     if (p->dynamic)
         put(o,
             "// The iterations' work varies (the pipelined loop's trip count reads the grid's variables): each block "

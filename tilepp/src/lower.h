@@ -195,19 +195,20 @@ typedef struct Sm90Plan {
      * iterations go to them in turn, so one runs its epilogue while the
      * other multiplies. Otherwise the consumers share every tile. */
     bool pingpong;
-    int consumers;          /* consumer warpgroups in the block */
-    int threads;            /* the consumers and the producer warpgroup */
-    int consumer_regs;      /* setmaxnreg for the consumers; 0: as launched */
-    int producer_regs;      /* setmaxnreg for the producer; 0 when the consumers' is */
-    int min_blocks;         /* blocks per SM the registers must allow (__launch_bounds__) */
-    long long in_flight;    /* bytes of copies a multiprocessor keeps in flight */
-    bool shallow;           /* too few of them for wgmma: the launcher prefers the sm_80 kernel */
-    Vec tiles;              /* Sm90Tile*, in load order */
-    long long stage_bytes;  /* bytes each stage's copies bring */
-    Vec stores;             /* Sm90Store*: the epilogue's TMA stores */
-    long long epilogue;     /* offset of the consumers' staging buffers */
-    long long cols_scratch; /* offset of the column reductions' scratch (tile90::accum::col_scratch), or -1 */
-    long long barriers;     /* offset of the stages' barriers */
+    int consumers;           /* consumer warpgroups in the block */
+    int threads;             /* the consumers and the producer warpgroup */
+    int consumer_regs;       /* setmaxnreg for the consumers; 0: as launched */
+    int producer_regs;       /* setmaxnreg for the producer; 0 when the consumers' is */
+    long long fragment_regs; /* registers a consumer thread holds fragments in (rotation_regs included) */
+    int min_blocks;          /* blocks per SM the registers must allow (__launch_bounds__) */
+    long long in_flight;     /* bytes of copies a multiprocessor keeps in flight */
+    bool shallow;            /* too few of them for wgmma: the launcher prefers the sm_80 kernel */
+    Vec tiles;               /* Sm90Tile*, in load order */
+    long long stage_bytes;   /* bytes each stage's copies bring */
+    Vec stores;              /* Sm90Store*: the epilogue's TMA stores */
+    long long epilogue;      /* offset of the consumers' staging buffers */
+    long long cols_scratch;  /* offset of the column reductions' scratch (tile90::accum::col_scratch), or -1 */
+    long long barriers;      /* offset of the stages' barriers */
     /* The work of the grid's iterations varies (the pipelined loop's trip
      * count reads the grid's variables: FlashAttention's causal blocks).
      * Blocks then take iterations as they finish them, from a counter in

@@ -942,6 +942,7 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
         return NULL;
     }
     per_thread += rotation_regs(p, gp);
+    p->fragment_regs = per_thread;
     plan_blocks_per_sm(p, groups, per_thread);
     int regs = p->consumer_regs ? p->consumer_regs : launch_regs(p->threads, p->min_blocks);
     int beside = regs_beside_fragments(p);
