@@ -182,8 +182,9 @@ static void test_sm90a_only_point(void **state)
     assert_non_null(tk->points[1].sm90a_only);
     assert_non_null(strstr(tk->points[1].sm90a_only, "196608 bytes of shared memory"));
     assert_non_null(strstr(tk->points[1].sm90a_only, "on sm_80"));
-    assert_null(tk->points[2].plan); /* 256 KB: neither */
-    assert_non_null(strstr(tk->points[2].pruned, "on sm_80"));
+    assert_null(tk->points[2].plan); /* 256 KB: neither, and the reason is Hopper's */
+    assert_non_null(strstr(tk->points[2].pruned, "262144 bytes of shared memory"));
+    assert_non_null(strstr(tk->points[2].pruned, "on sm_90a"));
     assert_string_equal(unit_diag(), "");
 }
 

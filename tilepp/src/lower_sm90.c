@@ -464,7 +464,8 @@ static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per
         per_thread += fragment_regs(p, gp, t);
     }
     if (per_thread > MAX_ACCUM_SM90) {
-        *why = "the fragments need more registers than a consumer warpgroup's threads have";
+        *why = aprintf("its consumers would hold %lld fragment values a thread, more than the %d tilepp gives them",
+                       per_thread, MAX_ACCUM_SM90);
         return false;
     }
     *accum_per_thread = per_thread;

@@ -340,8 +340,9 @@ static const IrBuffer *lead_fragment(const IrGrid *g)
 
 /* Whether the sm_80 kernel's fragments fit its threads' registers
  * (accum_budget); an error at the first fragment (the product's
- * accumulator, when there is one) when they do not. */
-static bool fits_registers(GridPlan *gp, const IrKernel *k)
+ * accumulator, when there is one) when they do not, with `sm90_why`, the
+ * sm_90a variant's reason for refusing the grid too, when there is one. */
+static bool fits_registers(GridPlan *gp, const IrKernel *k, const char *sm90_why)
 {
     const IrGrid *g = gp->grid;
     long long budget = accum_budget(k->threads);
@@ -353,8 +354,9 @@ static bool fits_registers(GridPlan *gp, const IrKernel *k)
             first = g->tiles.items[i];
     error_at(first->loc,
              "the block's fragments would hold %lld values in each of the %d threads' registers; at most %lld fit "
-             "without spilling (%s): %s",
-             gp->fragment_values, k->threads, budget, budget_reason(k->threads), budget_advice(g, k->threads));
+             "without spilling (%s): %s%s%s",
+             gp->fragment_values, k->threads, budget, budget_reason(k->threads), budget_advice(g, k->threads),
+             sm90_why ? "; nor does the sm_90a variant take the block: " : "", sm90_why ? sm90_why : "");
     return false;
 }
 
@@ -500,7 +502,7 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
      * with its own (lower_grid_sm90), refuses the grid. */
     bool sm90a_alone = !(archs & ARCH_SM80);
     gp->fragment_values = block_fragment_values(gp->grid, k->threads);
-    if (!plan_shared(gp, archs) || !(sm90a_alone || fits_registers(gp, k)) || !plan_warps(gp, k) ||
+    if (!plan_shared(gp, archs) || !(sm90a_alone || fits_registers(gp, k, NULL)) || !plan_warps(gp, k) ||
         !plan_cols_scratch(gp, archs))
         return NULL;
     plan_occupancy(gp, k, archs);
@@ -513,7 +515,7 @@ GridPlan *lower_grid(const IrKernel *k, int stmt_index, unsigned archs)
         return NULL;
     if (archs & ARCH_SM90A)
         gp->sm90 = lower_grid_sm90(k, gp, &gp->sm90_why);
-    if (sm90a_alone && !gp->sm90 && !fits_registers(gp, k))
+    if (sm90a_alone && !gp->sm90 && !fits_registers(gp, k, gp->sm90_why))
         return NULL;
     return gp;
 }

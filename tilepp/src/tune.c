@@ -98,7 +98,7 @@ static void keep_kernel(IrModule *m, const char *name)
  * sm_90a and lowering refused the point, it is lowered again, for sm_90a
  * alone (only lowering depends on the archs: the parse and the checks are
  * not repeated), and *sm90a_only says whether that took it; `said` keeps
- * the first lowering's reasons. The front end (the libclang parse and the
+ * the first lowering's reasons when it did, the second's when it did not. The front end (the libclang parse and the
  * pragmas) is let go at the end: nothing after lowering looks at it. */
 static const Plan *translate_point(const TuneContext *ctx, const char *text, const char *kernel, DiagCaptured *said,
                                    bool *sm90a_only)
@@ -124,9 +124,14 @@ static const Plan *translate_point(const TuneContext *ctx, const char *text, con
         m->archs = ARCH_SM90A;
         plan = lower_module(m);
         DiagCaptured again = diag_capture_end();
+        *sm90a_only = plan != NULL;
+        if (!plan) { /* what refused it on Hopper too says more than the sm_80 reason */
+            DiagCaptured first = *said;
+            *said = again;
+            again = first;
+        }
         free(again.text);
         free(again.first_error);
-        *sm90a_only = plan != NULL;
     }
     if (fe)
         frontend_free(fe);
