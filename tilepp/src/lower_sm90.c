@@ -767,12 +767,13 @@ static bool plan_pingpong(Sm90Plan *p, const GridPlan *gp, int warpgroups, long 
  * dim 256). */
 static int regs_beside_fragments(const Sm90Plan *p) { return widest_product(p) > 128 ? 32 : 22; }
 
-/* Registers a rotated loop holds beyond its fragments: the A operand of
- * its last product, when that is a fragment (FlashAttention's P), a
- * second time. ptxas keeps the one being multiplied while the next is
- * written; with fewer registers it serializes the loop's wgmmas (its
- * C7512 advisory), as it did for FlashAttention at head dims 64 and 128
- * with 32 and 16 fewer than this counts (bench/RESULTS.md). */
+/* Registers a rotated loop needs beyond its fragments and the 22 beside
+ * them: as many as the A operand of its last product holds, when that is
+ * a fragment (FlashAttention's P). Measured, not derived: with fewer,
+ * ptxas serialized the loop's wgmmas (its C7512 advisory) for
+ * FlashAttention at head dims 64 and 128, 32 and 16 short, P's registers
+ * (bench/RESULTS.md). The SASS holds one P; the rest is the loop's state,
+ * the row statistics and the softmax's temporaries, which grow with S. */
 static long long rotation_regs(const Sm90Plan *p, const GridPlan *gp)
 {
     if (!p->rotated)
