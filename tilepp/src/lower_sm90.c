@@ -767,13 +767,13 @@ static bool plan_pingpong(Sm90Plan *p, const GridPlan *gp, int warpgroups, long 
  * dim 256). */
 static int regs_beside_fragments(const Sm90Plan *p) { return widest_product(p) > 128 ? 32 : 22; }
 
-/* Registers a rotated loop needs beyond its fragments and the 22 beside
- * them: as many as the A operand of its last product holds, when that is
- * a fragment (FlashAttention's P). Measured, not derived: with fewer,
- * ptxas serialized the loop's wgmmas (its C7512 advisory) for
- * FlashAttention at head dims 64 and 128, 32 and 16 short, P's registers
- * (bench/RESULTS.md). The SASS holds one P; the rest is the loop's state,
- * the row statistics and the softmax's temporaries, which grow with S. */
+/* Registers a rotated loop holds beyond its fragments: the A operand of
+ * its last product, when that is a fragment (FlashAttention's P), a second
+ * time. Given the registers, ptxas writes each step's P into the set the
+ * product in flight does not read (the SASS of FlashAttention at head dim
+ * 64 reads P from R120-R151 and R152-R183 in turn); without them it
+ * serializes the loop's wgmmas (its C7512 advisory), as it did at head
+ * dims 64 and 128 with P's registers short (bench/RESULTS.md). */
 static long long rotation_regs(const Sm90Plan *p, const GridPlan *gp)
 {
     if (!p->rotated)
