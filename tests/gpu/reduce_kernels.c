@@ -590,6 +590,41 @@ void gemm_col_center(int M, int N, int K, const half A[M][K], const half B[K][N]
         }
 }
 
+/* gemm_col_center with bfloat16 inputs over 192 x 128 tiles and 384
+ * threads: on sm_90a three consumer warpgroups, whose partial column sums
+ * meet in shared memory, each holding 64 of the rows the row max reads. */
+#pragma tile kernel threads(384)
+void gemm_col_center_tall(int M, int N, int K, const bfloat16 A[M][K], const bfloat16 B[K][N], float C[M][N],
+                          float sums[tile_cdiv(M, 192)][N], float row_max[tile_cdiv(N, 128)][M])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 192); by++)
+        for (int bx = 0; bx < tile_cdiv(N, 128); bx++) {
+#pragma tile shared
+            bfloat16 As[192][64], Bs[64][128];
+#pragma tile fragment
+            float Cf[192][128];
+#pragma tile fragment
+            float s[128], r[192];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, 64); k++) {
+                tile_load(As, A, by * 192, k * 64, M, K);
+                tile_load(Bs, B, k * 64, bx * 128, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_reduce_sum(Cf, s, 0, 1);
+#pragma tile parallel
+            for (int i = 0; i < 192; i++)
+                for (int j = 0; j < 128; j++)
+                    Cf[i][j] -= s[j] * (1.0f / 192.0f);
+            tile_reduce_max(Cf, r, 1, 1);
+            tile_store(C, Cf, by * 192, bx * 128, M, N);
+            tile_store(sums[by], s, bx * 128, N);
+            tile_store(row_max[bx], r, by * 192, M);
+        }
+}
+
 /* Column statistics of a fragment in strips, over two row halves of a
  * 64-row block: the first half's reduction clears, the second combines
  * with it (clear = 0); the first half goes out as it is, the second less

@@ -43,6 +43,8 @@ void slice_normalize(int batches, int m, int n, const float x[batches][m][n], fl
 void vector_facts(int n, float floor_value, const float *x, float facts[4], float sums[2]);
 void scaled_gemm(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
 void gemm_bias_relu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], float C[M][N]);
+void gemm_col_center_tall(int M, int N, int K, const bfloat16 A[M][K], const bfloat16 B[K][N], float C[M][N],
+                          float sums[tile_cdiv(M, 192)][N], float row_max[tile_cdiv(N, 128)][M]);
 void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const half B[K][N], const float R[M][N],
                    float D[M][N], float S[M][N]);
 void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]);
@@ -181,6 +183,20 @@ static void test_gemm_residual(int M, int N, int K)
     gemm_residual(M, N, K, 0.75f, a->host, b->host, r->host, d->host, s->host);
     gc_finish(&c, gemm_residual_gpu(M, N, K, 0.75f, a->dev, b->dev, r->dev, d->dev, s->dev), "gemm_residual %dx%dx%d",
               M, N, K);
+}
+
+static void test_gemm_col_center_tall(int M, int N, int K)
+{
+    gc_case c;
+    gc_begin(&c);
+    int mb = (M + 191) / 192;
+    gc_buf *a = gc_in(&c, GC_BF16, (size_t)M * K, 0), *b = gc_in(&c, GC_BF16, (size_t)K * N, 0);
+    gc_buf *out = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_LONG);
+    gc_buf *sums = gc_out(&c, GC_F32, (size_t)mb * N, 0, TOL_LONG);
+    gc_buf *row_max = gc_out(&c, GC_F32, (size_t)((N + 127) / 128) * M, 0, TOL_LONG);
+    gemm_col_center_tall(M, N, K, a->host, b->host, out->host, sums->host, row_max->host);
+    gc_finish(&c, gemm_col_center_tall_gpu(M, N, K, a->dev, b->dev, out->dev, sums->dev, row_max->dev),
+              "gemm_col_center_tall %dx%dx%d", M, N, K);
 }
 
 static void test_guarded_gemm(int M, int N, int K, int twice)
@@ -691,6 +707,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof col_gemm / sizeof *col_gemm; i++) {
         test_gemm_col_scale(col_gemm[i][0], col_gemm[i][1], col_gemm[i][2]);
         test_gemm_col_center(col_gemm[i][0], col_gemm[i][1], col_gemm[i][2]);
+        test_gemm_col_center_tall(col_gemm[i][0], col_gemm[i][1], col_gemm[i][2]);
     }
     static const int col_frag[][2] = {{1, 1}, {64, 128}, {100, 70}, {1000, 300}, {33, 129}};
     for (size_t i = 0; i < sizeof col_frag / sizeof *col_frag; i++)
