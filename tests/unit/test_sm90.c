@@ -139,7 +139,7 @@ static void two_consumer_groups(void **state)
     assert_int_equal(((const Sm90Store *)p->stores.items[0])->chunk_cols, 32);
     assert_int_equal(p->min_blocks, 1);
     assert_int_equal(p->consumer_regs, 232); /* (65536 - 128 x 40) / 256, in steps of 8 */
-    assert_int_equal(p->producer_regs, 40);  /* 128 values and 38 more fit 232: the producer keeps its 40 */
+    assert_int_equal(p->producer_regs, 40);  /* 128 values and 32 more fit 232: the producer keeps its 40 */
     assert_int_equal(p->epilogue, 3 * (16384 + 32768));
     assert_int_equal(p->barriers, p->epilogue + 2 * 16384);
     assert_int_equal(p->in_flight, 3 * (16384 + 32768));

@@ -98,8 +98,9 @@ static void keep_kernel(IrModule *m, const char *name)
  * sm_90a and lowering refused the point, it is lowered again, for sm_90a
  * alone (only lowering depends on the archs: the parse and the checks are
  * not repeated), and *sm90a_only says whether that took it; `said` keeps
- * the first lowering's reasons when it did, the second's when it did not. The front end (the libclang parse and the
- * pragmas) is let go at the end: nothing after lowering looks at it. */
+ * the first lowering's reasons when it did, the second's when it did not.
+ * The front end (the libclang parse and the pragmas) is let go at the end:
+ * nothing after lowering looks at it. */
 static const Plan *translate_point(const TuneContext *ctx, const char *text, const char *kernel, DiagCaptured *said,
                                    bool *sm90a_only)
 {
