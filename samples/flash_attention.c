@@ -59,14 +59,15 @@ enum { STAGES = HEAD_DIM == 256 && BN >= 64 ? 2 : 3 };
  * - at heads of 128, key tiles of 128 columns: in three stages they take
  *   224 KB of shared memory, which a Hopper block has and an sm_80 one
  *   does not (two stages of them are slower than three of 64);
- * - at heads of 64 and 128, blocks of 192 rows and key tiles of 64
- *   columns: three consumer warpgroups (at heads of 128, of 160 registers
- *   each with the producer's at 32; the sm_80 kernel's 384 threads have
- *   too few there). With key tiles of 128 columns at heads of 64,
- *   FlashAttention-3's blocks, the consumers would need 192: refused;
- * - at heads of 256, key tiles of 48 columns in three stages and of 64 in
- *   two (the producer's registers at 24, the consumers' at 240): fewer and
- *   larger products than 32 columns make.
+ * - at heads of 64 and 128, blocks of 192 rows: three consumer
+ *   warpgroups (the sm_80 kernel's 384 threads have too few registers
+ *   there but for 64-column key tiles at heads of 64). At heads of 64 with
+ *   key tiles of 128 columns, FlashAttention-3's blocks, each consumer
+ *   thread holds 138 fragment values in 160 registers, the producer's at
+ *   32;
+ * - at heads of 256, key tiles of 48 columns in three stages and of 64 and
+ *   80 (FlashAttention-3's) in two: fewer and larger products than 32
+ *   columns make.
  * flops: the work of a call (4 B H N^2 D, half of it when causal), for the
  * tuner's and the profiler's TFLOP/s. */
 
@@ -81,7 +82,7 @@ enum { HEAD_GROUP = 4 };
 #pragma tile tune BM(128, 192) BN(64, 128)
 #else
 #pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
-#pragma tile tune BN(32, 48, 64)
+#pragma tile tune BN(32, 48, 64, 80)
 #endif
 void flash_attention(int batch, int heads, int seq, int causal, float scale, const ELEM Q[batch][heads][seq][HEAD_DIM],
                      const ELEM K[batch][heads][seq][HEAD_DIM], const ELEM V[batch][heads][seq][HEAD_DIM],

@@ -255,26 +255,47 @@ static void put_body(Block *bl, const IrPipelined *pipe, int first, int last, bo
     }
 }
 
-/* A rotated loop (Sm90Plan.rotated): each iteration issues its head, then
- * (but in the first) the previous iteration's tail on the previous stage,
- * then the rest of its body; it ends with every product complete, and
- * hands the previous stage back. After the loop, the last tail. */
-static void put_rotated_body(Block *bl, const IrPipelined *pipe)
+/* One iteration of the consumers' loop up to its body: the stage it
+ * takes, and the loop's variable where the body reads it. */
+static void put_iteration_start(Out *o, const IrPipelined *pipe, bool plain, const char *in)
+{
+    putf(o, "%sconst int tile_stage = tile_pipe.consume();\n", in);
+    if (!plain)
+        put_loop_var(o, &pipe->loop, "tile_pl", "tile_i", in);
+}
+
+/* A rotated loop (Sm90Plan.rotated). The first iteration, peeled before
+ * the loop, runs its body with no tail before it; each later one issues
+ * its head, then the previous iteration's tail on the previous stage, then
+ * the rest of its body, ends with every product complete and hands the
+ * previous stage back. After the loop, the last tail. Peeled rather than
+ * a branch on the first iteration inside the loop: with both bodies in the
+ * loop, ptxas kept a second set of registers for the tail's register
+ * operand (FlashAttention's P: it wrote each step's P while the product in
+ * flight read the last one), or copied it into one set before each tail,
+ * and serialized the products where the registers did not allow the
+ * second set (bench/RESULTS.md). */
+static void put_rotated_loop(Block *bl, const IrPipelined *pipe)
 {
     Out *o = bl->o;
     const Sm90Plan *p = bl->sm90;
-    const char *in = "                    ", *in2 = "                        ";
+    const char *in = "                    ";
     const IrTileOp *tail = ((const IrStmt *)pipe->body.items[p->tail])->op;
+    put(o, "                int tile_prev = 0; /* the previous iteration's stage */\n");
+    put(o, "                if (tile_pl.count > 0) { /* the first iteration: no tail before its body */\n");
+    put(o, "                    [[maybe_unused]] const long long tile_i = 0;\n");
+    put_iteration_start(o, pipe, false, in);
     put_body(bl, pipe, 0, p->head, false, in);
-    putf(o, "%sif (tile_i == 0) {\n", in);
-    put_body(bl, pipe, p->head + 1, p->tail - 1, true, in2);
-    putf(o, "%s} else {\n", in);
-    put_product(bl, tail, "tile_prev", in2);
-    put_body(bl, pipe, p->head + 1, p->tail - 1, false, in2);
-    putf(o, "%s}\n", in);
+    put_body(bl, pipe, p->head + 1, p->tail - 1, true, in);
+    putf(o, "%stile90::ptx::wgmma_wait<0>();\n%stile_prev = tile_stage;\n", in, in);
+    put(o, "                }\n");
+    put(o, "                for (long long tile_i = 1; tile_i < tile_pl.count; tile_i++) {\n");
+    put_iteration_start(o, pipe, false, in);
+    put_body(bl, pipe, 0, p->head, false, in);
+    put_product(bl, tail, "tile_prev", in);
+    put_body(bl, pipe, p->head + 1, p->tail - 1, false, in);
     putf(o, "%stile90::ptx::wgmma_wait<0>();\n", in);
-    putf(o, "%sif (tile_i > 0)\n%s    tile_pipe.give_back(tile_prev);\n", in, in);
-    putf(o, "%stile_prev = tile_stage;\n", in);
+    putf(o, "%stile_pipe.give_back(tile_prev);\n%stile_prev = tile_stage;\n", in, in);
     put(o, "                }\n");
     put(o, "                if (tile_pl.count > 0) { /* the last iteration's tail */\n");
     put_product(bl, tail, "tile_prev", in);
@@ -286,7 +307,7 @@ static void put_rotated_body(Block *bl, const IrPipelined *pipe)
  * run the body's products and fragment work in order (waiting for the
  * products in flight where lowering planned it), hand the stage back (the
  * last product stays in flight); then wait for everything. Rotated, in
- * the order put_rotated_body prints. */
+ * the order put_rotated_loop prints. */
 static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
 {
     Out *o = bl->o;
@@ -300,19 +321,14 @@ static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
     putf(o, "            { // #pragma tile pipelined stages(%d) at %s:%d%s\n", pipe->stages, o->names->source_name,
          pipe->loc.line,
          p->rotated ? ": software-pipelined, each iteration's first product before the previous one's last" : "");
-    if (p->rotated)
-        put(o, "                int tile_prev = 0; /* the previous iteration's stage */\n");
-    if (p->pingpong)
-        put(o, "                tile_turns.wait(tile_turn_mine); /* the other warpgroup's products are issued */\n");
-    if (p->unroll > 1)
-        putf(o, "#pragma unroll %d\n", p->unroll);
-    put(o, "                for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
-    put(o, "                    const int tile_stage = tile_pipe.consume();\n");
-    if (!plain)
-        put_loop_var(o, &pipe->loop, "tile_pl", "tile_i", in);
     if (p->rotated) {
-        put_rotated_body(bl, pipe);
+        put_rotated_loop(bl, pipe);
     } else {
+        if (p->pingpong)
+            put(o,
+                "                tile_turns.wait(tile_turn_mine); /* the other warpgroup's products are issued */\n");
+        put(o, "                for (long long tile_i = 0; tile_i < tile_pl.count; tile_i++) {\n");
+        put_iteration_start(o, pipe, plain, in);
         put_body(bl, pipe, 0, pipe->body.len - 1, false, in);
         put(o, "                    tile_pipe.release(tile_stage);\n                }\n");
         if (p->pingpong)

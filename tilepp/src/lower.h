@@ -173,18 +173,10 @@ typedef struct Sm90Plan {
      * product (`tail`, the body's last statement), then the rest of its
      * body; so the tensor cores run the last product under the next
      * iteration's fragment work (FlashAttention's P V under the softmax of
-     * the next S). The first iteration has no previous one; after the
-     * loop, the last iteration's tail. */
+     * the next S). The first iteration has no previous one (it runs
+     * before the loop); after the loop, the last iteration's tail. */
     bool rotated;
-    int head, tail; /* indices in pipe->body */
-    /* The consumers' loop, unrolled this many times (0 or 1: not). Rotated with
-     * a register A operand in the tail (FlashAttention's P), each iteration
-     * writes the next A while the tail product still reads the previous one:
-     * unrolled by two, consecutive iterations write two sets of registers in
-     * turn, where one loop body has one set and ptxas copies the operand
-     * into it before each tail (32 moves a step at FlashAttention's, of
-     * some 480 instructions). */
-    int unroll;
+    int head, tail;         /* indices in pipe->body */
     Vec producer_decls;     /* const IrStmt*: the declarations before the loop that the producer's loop bounds and
                                copies read (the consumers run all of them) */
     long long pre_bytes;    /* bytes the preloads bring */
@@ -199,7 +191,7 @@ typedef struct Sm90Plan {
     int threads;             /* the consumers and the producer warpgroup */
     int consumer_regs;       /* setmaxnreg for the consumers; 0: as launched */
     int producer_regs;       /* setmaxnreg for the producer; 0 when the consumers' is */
-    long long fragment_regs; /* registers a consumer thread holds fragments in (rotation_regs included) */
+    long long fragment_regs; /* registers a consumer thread holds fragments in */
     int min_blocks;          /* blocks per SM the registers must allow (__launch_bounds__) */
     long long in_flight;     /* bytes of copies a multiprocessor keeps in flight */
     bool shallow;            /* too few of them for wgmma: the launcher prefers the sm_80 kernel */

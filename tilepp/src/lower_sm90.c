@@ -21,7 +21,6 @@
 enum {
     EPILOGUE_BYTES_PER_GROUP = 2 * 8192, /* two 64-row x 128-byte staging buffers */
     SMEM_ALIGN = 1024,                   /* the 128-byte swizzle repeats every 1024 bytes */
-    MAX_ACCUM_SM90 = 192,                /* accumulator registers a consumer thread may hold */
     MAX_TMA_BOX_ROWS = 256,              /* rows of one TMA box */
     WGMMA_OTHER_REGS = 26,               /* registers one wgmma needs beside its accumulators (measured) */
     PINGPONG_MAX_ACCUM = 160,            /* fragment values a ping-pong consumer thread holds: a 128 x 128 or
@@ -463,11 +462,6 @@ static bool plan_fragments(Sm90Plan *p, const GridPlan *gp, long long *accum_per
         }
         per_thread += fragment_regs(p, gp, t);
     }
-    if (per_thread > MAX_ACCUM_SM90) {
-        *why = aprintf("its consumers would hold %lld fragment values a thread, more than the %d tilepp gives them",
-                       per_thread, MAX_ACCUM_SM90);
-        return false;
-    }
     *accum_per_thread = per_thread;
     return true;
 }
@@ -679,7 +673,6 @@ static void plan_rotation(Sm90Plan *p)
     p->rotated = true;
     p->head = head;
     p->tail = tail;
-    p->unroll = last->op->a->space == SPACE_FRAGMENT ? 2 : 1;
 }
 
 /* Registers a block launches with per thread, when `blocks` share an SM:
@@ -761,26 +754,12 @@ static bool plan_pingpong(Sm90Plan *p, const GridPlan *gp, int warpgroups, long 
  * issues. Measured with ptxas (CUDA 13.0) on the samples' kernels by
  * lowering the consumers' setmaxnreg in steps of 8 until they spilled or
  * serialized their wgmmas: with products of at most 128 columns a
- * warpgroup, 22 beside the fragments (rotation_regs included) were enough
- * for FlashAttention at head dims 64 and 128 (138 to 202 registers); with
- * 256 columns 26 to 32 (GEMM + softmax, the GEMM, FlashAttention at head
- * dim 256). */
+ * warpgroup, 22 beside the fragments were enough for FlashAttention at
+ * head dims 64 and 128 (122 to 170 fragment values; its rotated loop
+ * keeps one set of registers for P, the first iteration peeled); with 256
+ * columns 26 to 32 (GEMM + softmax, the GEMM; FlashAttention at head dim
+ * 256 took 18 to 22). */
 static int regs_beside_fragments(const Sm90Plan *p) { return widest_product(p) > 128 ? 32 : 22; }
-
-/* Registers a rotated loop holds beyond its fragments: the A operand of
- * its last product, when that is a fragment (FlashAttention's P), a second
- * time. Given the registers, ptxas writes each step's P into the set the
- * product in flight does not read (the SASS of FlashAttention at head dim
- * 64 reads P from R120-R151 and R152-R183 in turn); without them it
- * serializes the loop's wgmmas (its C7512 advisory), as it did at head
- * dims 64 and 128 with P's registers short (bench/RESULTS.md). */
-static long long rotation_regs(const Sm90Plan *p, const GridPlan *gp)
-{
-    if (!p->rotated)
-        return 0;
-    const IrStmt *tail = p->pipe->body.items[p->tail];
-    return tail->op->a->space == SPACE_FRAGMENT ? fragment_regs(p, gp, tail->op->a) : 0;
-}
 
 /* Registers a producer thread keeps after setmaxnreg: 40, or fewer when the
  * consumers need the difference; 24 is the least setmaxnreg takes, and the
@@ -943,7 +922,6 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
                        p->threads, MAX_BLOCK_THREADS);
         return NULL;
     }
-    per_thread += rotation_regs(p, gp);
     p->fragment_regs = per_thread;
     plan_blocks_per_sm(p, groups, per_thread);
     int regs = p->consumer_regs ? p->consumer_regs : launch_regs(p->threads, p->min_blocks);
