@@ -449,10 +449,7 @@ template <int COUNT> __device__ __forceinline__ void fence_operands(uint32_t (&v
  * and would otherwise run fragment work written to overlap the products in
  * flight after them. The block ends with a loop ptxas cannot remove (it
  * iterates while `never_negative` is below 0, which it is not: the
- * iteration count of the loop around). With the block ended, ptxas also
- * renames the registers that the next products' operands are written to
- * (the packed A operand of a register product) instead of waiting to
- * reuse those the products in flight read. */
+ * iteration count of the loop around). */
 __device__ __forceinline__ void hold_wait(long long never_negative)
 {
     asm volatile("{\n"
