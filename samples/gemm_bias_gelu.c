@@ -26,13 +26,13 @@ static inline float gelu_tanh(float v)
 
 static inline float gelu_erf(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
 
-/* The block's height, width, depth and pipeline are tuned on the GPU at
- * hand. With 128 x 128 or 64 x 256 blocks the two consumer warpgroups of
- * the sm_90a kernel take turns on whole blocks (ping-pong): one's GELU runs
- * under the other's products. With 128 x 256 blocks they share each block,
- * and the tensor cores wait for the epilogue. */
+/* The block's width, depth and pipeline are tuned on the GPU at hand. With
+ * 128 x 128 blocks the two consumer warpgroups of the sm_90a kernel take
+ * turns on whole blocks (ping-pong): one's GELU runs under the other's
+ * products. With 128 x 256 blocks they share each block, and the tensor
+ * cores wait for the epilogue. */
 #pragma tile kernel threads(256)
-#pragma tile tune BM(64, 128) BN(128, 256) BK(32, 64) STAGES(3, 4)
+#pragma tile tune BN(128, 256) BK(32, 64) STAGES(3, 4)
 void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N])
 {
 #pragma tile grid swizzle(4)
@@ -67,7 +67,7 @@ void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N],
 }
 
 #pragma tile kernel threads(256)
-#pragma tile tune BM(64, 128) BN(128, 256) BK(32, 64) STAGES(3, 4)
+#pragma tile tune BN(128, 256) BK(32, 64) STAGES(3, 4)
 void gemm_bias_gelu_erf(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N])
 {
 #pragma tile grid swizzle(4)
