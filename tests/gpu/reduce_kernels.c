@@ -467,6 +467,50 @@ void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const
         }
 }
 
+/* A fused two-layer perceptron, Y = leaky_relu(X W1 + b1) W2, its hidden
+ * layer in tiles of 64 units that never leave the block: each step the
+ * tile's activations from X's rows (in shared memory for the whole loop)
+ * and 64 columns of W1, the bias and activation in registers, then their
+ * product with 64 rows of W2 added to Y's accumulator. Two products in one
+ * pipelined loop, the second from registers, no softmax between them. A
+ * ragged last hidden tile reads zeros past W1's columns and W2's rows (the
+ * loads' padding), so its units add nothing; the bias is the user's own
+ * bounds test. */
+enum { MLP_IN = 64, MLP_OUT = 128, MLP_UNITS = 64 };
+#pragma tile kernel threads(256)
+void fused_mlp(int M, int hidden, const half X[M][MLP_IN], const half W1[MLP_IN][hidden], const float b1[hidden],
+               const half W2[hidden][MLP_OUT], float Y[M][MLP_OUT])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 128); by++) {
+#pragma tile shared
+        half Xs[128][MLP_IN], W1s[MLP_IN][MLP_UNITS], W2s[MLP_UNITS][MLP_OUT];
+#pragma tile fragment
+        float H[128][MLP_UNITS], Yf[128][MLP_OUT];
+#pragma tile fragment
+        half Hh[128][MLP_UNITS];
+        tile_load(Xs, X, by * 128, 0, M, MLP_IN);
+        tile_clear(Yf);
+#pragma tile pipelined stages(3)
+        for (int u = 0; u < tile_cdiv(hidden, MLP_UNITS); u++) {
+            tile_load(W1s, W1, 0, u * MLP_UNITS, MLP_IN, hidden);
+            tile_load(W2s, W2, u * MLP_UNITS, 0, hidden, MLP_OUT);
+            tile_clear(H);
+            tile_gemm(Xs, W1s, H);
+#pragma tile parallel
+            for (int i = 0; i < 128; i++)
+                for (int j = 0; j < MLP_UNITS; j++) {
+                    const int unit = u * MLP_UNITS + j;
+                    const float v = H[i][j] + (unit < hidden ? b1[unit] : 0.0f);
+                    H[i][j] = v > 0.0f ? v : 0.125f * v;
+                }
+            tile_copy(Hh, H);
+            tile_gemm(Hh, W2s, Yf);
+        }
+        tile_store(Y, Yf, by * 128, 0, M, MLP_OUT);
+    }
+}
+
 /* Reductions of shared tiles: column statistics of X accumulated over its
  * row tiles (clear = 0), into a 1-D shared tile and a 1-D fragment. One
  * thread a column, in row order: the CPU's order, so the same bits. */

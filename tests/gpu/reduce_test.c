@@ -56,6 +56,9 @@ void gemm_softmax(int M, int N, int K, const half A[M][K], const half B[K][N], h
 void row_max_store(int M, int N, float shift, const float X[M][N], float mx[M], float shifted[M]);
 void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const bfloat16 B[K][N1],
                      const bfloat16 D[N2][N1], float C[M][N2]);
+enum { MLP_IN = 64, MLP_OUT = 128 }; /* reduce_kernels.c's */
+void fused_mlp(int M, int hidden, const half X[M][MLP_IN], const half W1[MLP_IN][hidden], const float b1[hidden],
+               const half W2[hidden][MLP_OUT], float Y[M][MLP_OUT]);
 void column_stats(int M, int N, const half X[M][N], float col_absmax[N], float col_min[N]);
 void gemm_col_scale(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N],
                     float amax[tile_cdiv(M, 128)][N]);
@@ -306,6 +309,20 @@ static void test_chain_gemm(int M, int K, int N1, int N2)
     chain_gemm_bf16(M, K, N1, N2, a->host, b->host, d->host, out->host);
     gc_finish(&c, chain_gemm_bf16_gpu(M, K, N1, N2, a->dev, b->dev, d->dev, out->dev), "chain_gemm_bf16 %dx%dx%dx%d", M,
               K, N1, N2);
+}
+
+/* The hidden activations are rounded to half on both sides before the
+ * second product; fp32 sums in different orders can round a few of them
+ * differently (one half ulp, 2^-11 relative). */
+static void test_fused_mlp(int M, int hidden)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F16, (size_t)M * MLP_IN, 0), *w1 = gc_in(&c, GC_F16, (size_t)MLP_IN * hidden, 0);
+    gc_buf *b1 = gc_in(&c, GC_F32, (size_t)hidden, 0), *w2 = gc_in(&c, GC_F16, (size_t)hidden * MLP_OUT, 0);
+    gc_buf *y = gc_out(&c, GC_F32, (size_t)M * MLP_OUT, 0, TOL_HALF);
+    fused_mlp(M, hidden, x->host, w1->host, b1->host, w2->host, y->host);
+    gc_finish(&c, fused_mlp_gpu(M, hidden, x->dev, w1->dev, b1->dev, w2->dev, y->dev), "fused_mlp %dx%d", M, hidden);
 }
 
 /* Shared-tile reductions take each line in index order, as the CPU does:
@@ -732,6 +749,10 @@ int main(int argc, char **argv)
         const int *e = chain_shapes[i];
         test_chain_gemm(e[0], e[1], e[2], e[3]);
     }
+    /* one hidden tile and many, a ragged last one, one block and many, a ragged last block */
+    static const int mlp_shapes[][2] = {{1, 1}, {128, 64}, {200, 100}, {1000, 1000}, {4100, 3072}};
+    for (size_t i = 0; i < sizeof mlp_shapes / sizeof *mlp_shapes; i++)
+        test_fused_mlp(mlp_shapes[i][0], mlp_shapes[i][1]);
 
     /* tile operations in plain loops of a block: one chunk, several, a ragged last one */
     static const int walk_shapes[][2] = {{1, 1}, {3, 256}, {40, 1000}, {17, 4097}, {300, 130}};
