@@ -511,6 +511,47 @@ void fused_mlp(int M, int hidden, const half X[M][MLP_IN], const half W1[MLP_IN]
     }
 }
 
+/* Attention without a softmax, its past decayed: each key tile's scores,
+ * relu(Q K^T) / 8, weigh V, and the sum so far is scaled by `decay`
+ * before the tile adds to it (FlashAttention's running rescale, with a
+ * constant factor): O = sum_t decay^(T-1-t) relu(Q K_t^T / 8) V_t over the
+ * T key tiles. The rescale reads neither S nor the loop's variable, so on
+ * Hopper it runs under the next tile's Q K^T. */
+#pragma tile kernel threads(256)
+void decayed_attention(int n, float decay, const half Q[n][64], const half K[n][64], const half V[n][64],
+                       float O[n][64])
+{
+#pragma tile grid
+    for (int qb = 0; qb < tile_cdiv(n, 128); qb++) {
+#pragma tile shared
+        half Qs[128][64], Ks[64][64], Vs[64][64];
+#pragma tile fragment
+        float S[128][64], Acc[128][64];
+#pragma tile fragment
+        half P[128][64];
+        tile_load(Qs, Q, qb * 128, 0, n, 64);
+        tile_clear(Acc);
+#pragma tile pipelined stages(3)
+        for (int kb = 0; kb < tile_cdiv(n, 64); kb++) {
+            tile_load(Ks, K, kb * 64, 0, n, 64);
+            tile_load(Vs, V, kb * 64, 0, n, 64);
+            tile_clear(S);
+            tile_gemm_nt(Qs, Ks, S);
+#pragma tile parallel
+            for (int i = 0; i < 128; i++)
+                for (int j = 0; j < 64; j++)
+                    S[i][j] = S[i][j] > 0.0f ? S[i][j] * 0.125f : 0.0f;
+#pragma tile parallel
+            for (int i = 0; i < 128; i++)
+                for (int j = 0; j < 64; j++)
+                    Acc[i][j] *= decay;
+            tile_copy(P, S);
+            tile_gemm(P, Vs, Acc);
+        }
+        tile_store(O, Acc, qb * 128, 0, n, 64);
+    }
+}
+
 /* Reductions of shared tiles: column statistics of X accumulated over its
  * row tiles (clear = 0), into a 1-D shared tile and a 1-D fragment. One
  * thread a column, in row order: the CPU's order, so the same bits. */

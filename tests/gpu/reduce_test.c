@@ -59,6 +59,8 @@ void chain_gemm_bf16(int M, int K, int N1, int N2, const bfloat16 A[M][K], const
 enum { MLP_IN = 64, MLP_OUT = 128 }; /* reduce_kernels.c's */
 void fused_mlp(int M, int hidden, const half X[M][MLP_IN], const half W1[MLP_IN][hidden], const float b1[hidden],
                const half W2[hidden][MLP_OUT], float Y[M][MLP_OUT]);
+void decayed_attention(int n, float decay, const half Q[n][64], const half K[n][64], const half V[n][64],
+                       float O[n][64]);
 void column_stats(int M, int N, const half X[M][N], float col_absmax[N], float col_min[N]);
 void gemm_col_scale(int M, int N, int K, const half A[M][K], const half B[K][N], half C[M][N],
                     float amax[tile_cdiv(M, 128)][N]);
@@ -323,6 +325,18 @@ static void test_fused_mlp(int M, int hidden)
     gc_buf *y = gc_out(&c, GC_F32, (size_t)M * MLP_OUT, 0, TOL_HALF);
     fused_mlp(M, hidden, x->host, w1->host, b1->host, w2->host, y->host);
     gc_finish(&c, fused_mlp_gpu(M, hidden, x->dev, w1->dev, b1->dev, w2->dev, y->dev), "fused_mlp %dx%d", M, hidden);
+}
+
+/* P rounded to half on both sides, as in test_fused_mlp. */
+static void test_decayed_attention(int n, float decay)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *q = gc_in(&c, GC_F16, (size_t)n * 64, 0), *k = gc_in(&c, GC_F16, (size_t)n * 64, 0);
+    gc_buf *v = gc_in(&c, GC_F16, (size_t)n * 64, 0), *o = gc_out(&c, GC_F32, (size_t)n * 64, 0, TOL_HALF);
+    decayed_attention(n, decay, q->host, k->host, v->host, o->host);
+    gc_finish(&c, decayed_attention_gpu(n, decay, q->dev, k->dev, v->dev, o->dev), "decayed_attention n=%d decay=%g", n,
+              decay);
 }
 
 /* Shared-tile reductions take each line in index order, as the CPU does:
@@ -753,6 +767,11 @@ int main(int argc, char **argv)
     static const int mlp_shapes[][2] = {{1, 1}, {128, 64}, {200, 100}, {1000, 1000}, {4100, 3072}};
     for (size_t i = 0; i < sizeof mlp_shapes / sizeof *mlp_shapes; i++)
         test_fused_mlp(mlp_shapes[i][0], mlp_shapes[i][1]);
+    /* one key tile, a ragged last one, many; decay 1 (plain sums) and below */
+    static const int decay_lengths[] = {1, 100, 1000, 4097};
+    for (size_t i = 0; i < sizeof decay_lengths / sizeof *decay_lengths; i++)
+        for (int d = 0; d < 2; d++)
+            test_decayed_attention(decay_lengths[i], d ? 0.875f : 1.0f);
 
     /* tile operations in plain loops of a block: one chunk, several, a ragged last one */
     static const int walk_shapes[][2] = {{1, 1}, {3, 256}, {40, 1000}, {17, 4097}, {300, 130}};

@@ -461,8 +461,9 @@ static void attention_mainloop(void **state)
 }
 
 /* A loop of two products with fragment work between them, written with
- * `prologue` before its first product and `stages` stages. */
-static const Sm90Plan *two_products(const char *prologue, int stages)
+ * `prologue` before its first product, `between` before the copy into the
+ * second's A, and `stages` stages. */
+static const Sm90Plan *two_products(const char *prologue, const char *between, int stages)
 {
     const char *src =
         aprintf("#include <math.h>\n"
@@ -491,13 +492,14 @@ static const Sm90Plan *two_products(const char *prologue, int stages)
                 "            for (int i = 0; i < 128; i++)\n"
                 "                for (int j = 0; j < 64; j++)\n"
                 "                    S[i][j] = S[i][j] > 0.0f ? S[i][j] : 0.0f;\n"
+                "%s"
                 "            tile_copy(P, S);\n"
                 "            tile_gemm(P, Cs, Acc);\n"
                 "        }\n"
                 "        tile_store(O, Acc, rb * 128, 0, n, 64);\n"
                 "    }\n"
                 "}\n",
-                stages, prologue);
+                stages, prologue, between);
     const GridPlan *gp = plan_of(src, ARCH_SM80 | ARCH_SM90A);
     if (!gp->sm90)
         fail_msg("no sm_90a variant: %s", gp->sm90_why);
@@ -513,7 +515,7 @@ static const Sm90Plan *two_products(const char *prologue, int stages)
 static void rotation(void **state)
 {
     (void)state;
-    const Sm90Plan *p = two_products("", 2);
+    const Sm90Plan *p = two_products("", "", 2);
     assert_true(p->rotated);
     assert_int_equal(p->waits.len, 2); /* the loop over S (P Cs left running), the copy into P */
     assert_int_equal(((const Sm90Wait *)p->waits.items[0])->pending, 1);
@@ -533,15 +535,57 @@ static void rotation(void **state)
                             "            for (int i = 0; i < 128; i++)\n"
                             "                for (int j = 0; j < 64; j++)\n"
                             "                    Acc[i][j] *= 0.5f;\n";
-    p = two_products(touch_acc, 2);
+    p = two_products(touch_acc, "", 2);
     assert_false(p->rotated);
-    p = two_products("", 1);
+    p = two_products("", "", 1);
     assert_false(p->rotated);
     assert_int_equal(p->waits.len, 1);
     w = p->waits.items[0];
     assert_int_equal(w->before->kind, STMT_PARALLEL);
     assert_int_equal(w->pending, 0);
     assert_false(w->held); /* nothing runs between the products and the wait for them */
+}
+
+/* A loop over the second product's accumulator alone (a rescale of it)
+ * between the products runs under the next iteration's first product,
+ * before this iteration's last (Sm90Plan.under_head), waiting for nothing;
+ * not one that reads the loop's variable (it would run an iteration late),
+ * the first product's accumulator (the next head overwrites it) or memory. */
+static void under_head(void **state)
+{
+    (void)state;
+    const char *rescale = "#pragma tile parallel\n"
+                          "            for (int i = 0; i < 128; i++)\n"
+                          "                for (int j = 0; j < 64; j++)\n"
+                          "                    Acc[i][j] *= 0.5f;\n";
+    const Sm90Plan *p = two_products("", rescale, 2);
+    assert_true(p->rotated);
+    assert_int_equal(p->under_head.len, 1);
+    const IrStmt *late = p->under_head.items[0];
+    assert_int_equal(late->kind, STMT_PARALLEL);
+    assert_null(sm90_wait_before(p, late)); /* the last iteration's products are complete */
+    assert_int_equal(p->waits.len, 2);      /* the loop over S, the copy into P: as without the rescale */
+    assert_int_equal(((const Sm90Wait *)p->waits.items[1])->before->op->kind, TILE_COPY);
+    assert_int_equal(two_products("", "", 2)->under_head.len, 0);
+    const char *refused[] = {
+        "#pragma tile parallel\n"
+        "            for (int i = 0; i < 128; i++)\n"
+        "                for (int j = 0; j < 64; j++)\n"
+        "                    Acc[i][j] *= (float)kb;\n",
+        "#pragma tile parallel\n"
+        "            for (int i = 0; i < 128; i++)\n"
+        "                for (int j = 0; j < 64; j++)\n"
+        "                    Acc[i][j] += S[i][j];\n",
+        "#pragma tile parallel\n"
+        "            for (int i = 0; i < 128; i++)\n"
+        "                for (int j = 0; j < 64; j++)\n"
+        "                    Acc[i][j] *= (float)A[i][j];\n",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        p = two_products("", refused[i], 2);
+        assert_true(p->rotated);
+        assert_int_equal(p->under_head.len, 0);
+    }
 }
 
 int main(void)
@@ -553,6 +597,7 @@ int main(void)
         UNIT_TEST(attention_producer_least),
         UNIT_TEST(attention_too_wide),
         UNIT_TEST(rotation),
+        UNIT_TEST(under_head),
         UNIT_TEST(in_flight_threshold),
         UNIT_TEST(two_consumer_groups),
         UNIT_TEST(mn_major_swizzles),

@@ -232,7 +232,7 @@ static void put_body(Block *bl, const IrPipelined *pipe, int first, int last, bo
     Out *o = bl->o;
     for (int i = first; i <= last; i++) {
         const IrStmt *s = pipe->body.items[i];
-        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD)
+        if ((s->kind == STMT_TILE_OP && s->op->kind == TILE_LOAD) || vec_contains(&bl->sm90->under_head, s))
             continue;
         const Sm90Wait *w = sm90_wait_before(bl->sm90, s);
         for (int f = 0; w && f < w->pinned.len; f++)
@@ -275,6 +275,40 @@ static void put_iteration_start(Out *o, const IrPipelined *pipe, bool plain, con
  * flight read the last one), or copied it into one set before each tail,
  * and serialized the products where the registers did not allow the
  * second set (bench/RESULTS.md). */
+/* Whether a product of the pipelined loop writes or reads fragment f. */
+static bool product_operand(const IrPipelined *pipe, const IrBuffer *f)
+{
+    for (int i = 0; i < pipe->body.len; i++) {
+        const IrStmt *s = pipe->body.items[i];
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM && (s->op->c == f || s->op->a == f))
+            return true;
+    }
+    return false;
+}
+
+/* The previous iteration's work that runs under the head (Sm90Plan.
+ * under_head), then its tail. The products' registers it touches are read
+ * after the previous iteration's last wait: the fences keep the compiler
+ * from moving the reads above it. */
+static void put_tail(Block *bl, const IrTileOp *tail, const char *in)
+{
+    const Vec *late = &bl->sm90->under_head;
+    for (int i = 0; i < late->len; i++) {
+        const IrStmt *s = late->items[i];
+        Vec frags = {0};
+        for (int a = 0; a < s->par->accesses.len; a++) {
+            const IrBuffer *b = ((const IrAccess *)s->par->accesses.items[a])->buf;
+            if (!vec_contains(&frags, b) && product_operand(bl->sm90->pipe, b)) {
+                vec_push(&frags, (void *)b);
+                putf(bl->o, "%stile90::ptx::fence_operands(%s.v); /* the previous iteration's, complete */\n", in,
+                     b->name);
+            }
+        }
+        put_fragment_loop(bl->o, block_parallel(bl->gp, s->par), in);
+    }
+    put_product(bl, tail, "tile_prev", in);
+}
+
 static void put_rotated_loop(Block *bl, const IrPipelined *pipe)
 {
     Out *o = bl->o;
@@ -292,13 +326,13 @@ static void put_rotated_loop(Block *bl, const IrPipelined *pipe)
     put(o, "                for (long long tile_i = 1; tile_i < tile_pl.count; tile_i++) {\n");
     put_iteration_start(o, pipe, false, in);
     put_body(bl, pipe, 0, p->head, false, in);
-    put_product(bl, tail, "tile_prev", in);
+    put_tail(bl, tail, in);
     put_body(bl, pipe, p->head + 1, p->tail - 1, false, in);
     putf(o, "%stile90::ptx::wgmma_wait<0>();\n", in);
     putf(o, "%stile_pipe.give_back(tile_prev);\n%stile_prev = tile_stage;\n", in, in);
     put(o, "                }\n");
     put(o, "                if (tile_pl.count > 0) { /* the last iteration's tail */\n");
-    put_product(bl, tail, "tile_prev", in);
+    put_tail(bl, tail, in);
     putf(o, "%stile90::ptx::wgmma_wait<0>();\n%stile_pipe.give_back(tile_prev);\n", in, in);
     put(o, "                }\n");
 }

@@ -177,6 +177,9 @@ typedef struct Sm90Plan {
      * before the loop); after the loop, the last iteration's tail. */
     bool rotated;
     int head, tail;         /* indices in pipe->body */
+    Vec under_head;         /* const IrStmt*, rotated: work of the body between head and tail that runs an iteration
+                               late, after the next head is issued and before this iteration's tail (the last
+                               iteration's before the last tail); the tensor cores run the head under it */
     Vec producer_decls;     /* const IrStmt*: the declarations before the loop that the producer's loop bounds and
                                copies read (the consumers run all of them) */
     long long pre_bytes;    /* bytes the preloads bring */

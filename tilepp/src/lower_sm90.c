@@ -619,9 +619,11 @@ static void plan_waits(Sm90Plan *p)
         for (int i = 0; i <= p->head; i++)
             if (!is_load(body->items[i]))
                 simulate(p, &flight, &written, &last, body->items[i]);
+        for (int i = 0; i < p->under_head.len; i++)
+            simulate(p, &flight, &written, &last, p->under_head.items[i]);
         simulate(p, &flight, &written, &last, body->items[p->tail]);
         for (int i = p->head + 1; i < p->tail; i++)
-            if (!is_load(body->items[i]))
+            if (!is_load(body->items[i]) && !vec_contains(&p->under_head, body->items[i]))
                 simulate(p, &flight, &written, &last, body->items[i]);
         return;
     }
@@ -673,6 +675,62 @@ static void plan_rotation(Sm90Plan *p)
     p->rotated = true;
     p->head = head;
     p->tail = tail;
+}
+
+/* Whether statements a and b touch a fragment one of them writes (so
+ * their order matters). */
+static bool conflict(const IrStmt *a, const IrStmt *b)
+{
+    Vec a_writes = {0}, b_writes = {0};
+    add_accessed(&a_writes, a, true);
+    add_accessed(&b_writes, b, true);
+    for (int i = 0; i < a_writes.len; i++)
+        if (touches(b, a_writes.items[i]))
+            return true;
+    for (int i = 0; i < b_writes.len; i++)
+        if (touches(a, b_writes.items[i]))
+            return true;
+    return false;
+}
+
+/* Whether the work of body statement `at` (between the rotated loop's head
+ * and tail) may run in the next iteration, after its head is issued and
+ * before this iteration's tail: a loop over fragments alone (no memory, no
+ * guard) that does not read the loop's variable (it runs an iteration
+ * late), whose order against the statements it would pass (the rest of
+ * its body, the next iteration's up to its head) changes no fragment's
+ * value. The body holds nothing but tile operations and such loops
+ * (mainloop_gemm), so no declaration of it is read. */
+static bool may_run_under_head(const Sm90Plan *p, int at)
+{
+    const Vec *body = &p->pipe->body;
+    const IrStmt *s = body->items[at];
+    if (s->kind != STMT_PARALLEL || s->par->guard || parallel_mentions(s->par, p->pipe->loop.var))
+        return false;
+    for (int i = 0; i < s->par->accesses.len; i++)
+        if (((const IrAccess *)s->par->accesses.items[i])->buf->space != SPACE_FRAGMENT)
+            return false;
+    for (int i = 0; i < body->len; i++) {
+        bool passed = (i > at && i < p->tail) || i <= p->head;
+        if (passed && !is_load(body->items[i]) && conflict(s, body->items[i]))
+            return false;
+    }
+    return true;
+}
+
+/* The rotated loop's work that waits for nothing of its own iteration's
+ * head but only precedes its tail (FlashAttention's rescale of O, which
+ * the next P V accumulates onto) runs under the next iteration's head
+ * (Sm90Plan.under_head): the tensor cores then wait at the end of an
+ * iteration only for what must see the head's result complete (P's
+ * rounding), not for this work too. */
+static void plan_under_head(Sm90Plan *p)
+{
+    if (!p->rotated)
+        return;
+    for (int i = p->head + 1; i < p->tail; i++)
+        if (may_run_under_head(p, i))
+            vec_push(&p->under_head, p->pipe->body.items[i]);
 }
 
 /* Registers a block launches with per thread, when `blocks` share an SM:
@@ -914,6 +972,7 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
     if (!plan_smem(p, gp, groups, why))
         return NULL;
     plan_rotation(p);
+    plan_under_head(p);
     plan_waits(p);
     plan_producer_decls(p, g);
     p->threads = 128 * (groups + 1);
