@@ -264,17 +264,6 @@ static void put_iteration_start(Out *o, const IrPipelined *pipe, bool plain, con
         put_loop_var(o, &pipe->loop, "tile_pl", "tile_i", in);
 }
 
-/* A rotated loop (Sm90Plan.rotated). The first iteration, peeled before
- * the loop, runs its body with no tail before it; each later one issues
- * its head, then the previous iteration's tail on the previous stage, then
- * the rest of its body, ends with every product complete and hands the
- * previous stage back. After the loop, the last tail. Peeled rather than
- * a branch on the first iteration inside the loop: with both bodies in the
- * loop, ptxas kept a second set of registers for the tail's register
- * operand (FlashAttention's P: it wrote each step's P while the product in
- * flight read the last one), or copied it into one set before each tail,
- * and serialized the products where the registers did not allow the
- * second set (bench/RESULTS.md). */
 /* Whether a product of the pipelined loop writes or reads fragment f. */
 static bool product_operand(const IrPipelined *pipe, const IrBuffer *f)
 {
@@ -309,6 +298,19 @@ static void put_tail(Block *bl, const IrTileOp *tail, const char *in)
     put_product(bl, tail, "tile_prev", in);
 }
 
+/* A rotated loop (Sm90Plan.rotated). The first iteration, peeled before
+ * the loop, runs its body with no tail before it; each later one issues
+ * its head, then the previous iteration's work under the head and its
+ * tail on the previous stage, then the rest of its body, ends with every
+ * product complete and hands the previous stage back. After the loop, the
+ * last work under the head and tail. Peeled rather than
+ * a branch on the first iteration inside the loop: with both bodies in the
+ * loop, ptxas kept a second set of registers for the tail's register
+ * operand (FlashAttention's P: it wrote each step's P while the product in
+ * flight read the last one), or copied it into one set before each tail,
+ * and serialized the products where the registers did not allow the
+ * second set (bench/RESULTS.md). With issue turns, a warpgroup issues its
+ * products only in its turn. */
 static void put_rotated_loop(Block *bl, const IrPipelined *pipe)
 {
     Out *o = bl->o;
