@@ -21,6 +21,8 @@
  *               shared-memory descriptors, committed as one group;
  *   mma_rs      the same with A from registers: an earlier product's
  *               accumulator, rounded (FlashAttention's P V);
+ *   issue_turns consumer warpgroups sharing a tile issue a step's products
+ *               one group after another (named barriers);
  *   store_tma   the epilogue: the accumulator through shared memory and
  *               TMA stores.
  *
