@@ -49,20 +49,18 @@
  * make each step's products too small for the tensor cores, and 32 for
  * heads of 256, where Q's tile takes 64 KB of shared memory and the stages
  * of wider K and V tiles would not fit beside it in the sm_80 kernel's
- * (bench/RESULTS.md). STAGES: the K and V tiles in flight, two where
- * three would not fit a Hopper block's shared memory. */
+ * (bench/RESULTS.md). STAGES: the K and V tiles in flight. */
 enum { BM = 128, BN = HEAD_DIM <= 64 ? 128 : HEAD_DIM <= 128 ? 64 : 32, THREADS = 2 * BM };
-enum { STAGES = (HEAD_DIM == 256 && BN >= 64) || BN > 128 ? 2 : 3 };
+enum { STAGES = HEAD_DIM == 256 && BN >= 64 ? 2 : 3 };
 
 /* Tuned on the GPU at hand (`#pragma tile tune`, below), besides the
  * values above (points that only Hopper's shared memory or registers take
  * are translated for sm_90a alone; the tuner passes over them elsewhere):
  * - at heads of 128, key tiles of 128 columns: in three stages they take
  *   224 KB of shared memory, which a Hopper block has and an sm_80 one
- *   does not (two stages of them are slower than three of 64); and of 176
- *   columns, FlashAttention-3's non-causal block, in two stages (208 KB),
- *   206 fragment values a consumer thread in 240 registers, the producer's
- *   at 24;
+ *   does not (two stages of them are slower than three of 64; so were
+ *   FlashAttention-3's 176-column tiles in two stages on an H100,
+ *   bench/RESULTS.md);
  * - at heads of 64 and 128, blocks of 192 rows: three consumer
  *   warpgroups (the sm_80 kernel's 384 threads have too few registers
  *   there but for 64-column key tiles at heads of 64). At heads of 64 with
@@ -80,7 +78,7 @@ enum { STAGES = (HEAD_DIM == 256 && BN >= 64) || BN > 128 ? 2 : 3 };
 enum { HEAD_GROUP = 4 };
 #if HEAD_DIM == 128
 #pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
-#pragma tile tune BN(64, 128, 176) BM(128, 192)
+#pragma tile tune BN(64, 128) BM(128, 192)
 #elif HEAD_DIM == 64
 #pragma tile kernel threads(THREADS) flops(4.0 * batch * heads * seq * seq * HEAD_DIM / (causal ? 2 : 1))
 #pragma tile tune BM(128, 192) BN(64, 128)

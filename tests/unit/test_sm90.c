@@ -198,7 +198,6 @@ static void pingpong(void **state)
     assert_int_equal(p->min_blocks, 1);
     assert_int_equal(p->consumer_regs, 232);
     assert_false(p->rotated);
-    assert_false(p->issue_turns); /* whole tiles in turn already */
     /* a 64 x 256 block with a row statistic (128 + 2 values a thread) */
     const char *row_max = "#pragma tile fragment\n"
                           "            float mx[64];\n"
@@ -438,7 +437,6 @@ static void attention_mainloop(void **state)
      * runs under the softmax; the consumers wait for S alone before the
      * reduction (P V still running), for P V before P is overwritten */
     assert_true(p->rotated);
-    assert_true(p->issue_turns); /* the two warpgroups issue each iteration's products in turn */
     const IrStmt *head = p->pipe->body.items[p->head], *tail = p->pipe->body.items[p->tail];
     assert_int_equal(head->op->kind, TILE_GEMM);
     assert_string_equal(head->op->c->name, "S");

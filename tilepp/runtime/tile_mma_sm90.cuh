@@ -21,8 +21,6 @@
  *               shared-memory descriptors, committed as one group;
  *   mma_rs      the same with A from registers: an earlier product's
  *               accumulator, rounded (FlashAttention's P V);
- *   issue_turns consumer warpgroups sharing a tile issue a step's products
- *               one group after another (named barriers);
  *   store_tma   the epilogue: the accumulator through shared memory and
  *               TMA stores.
  *
@@ -407,35 +405,6 @@ __device__ __forceinline__ void consumers_sync(int groups)
 {
     asm volatile("bar.sync %0, %1;\n" ::"n"(CONSUMERS_BARRIER), "r"(128 * groups) : "memory");
 }
-
-/* ---- issue turns ----
- * Consumer warpgroups that share each tile issue an iteration's products
- * one group after another: group g waits on named barrier ISSUE_BARRIER +
- * g until group g - 1 (mod GROUPS) has issued its, issues its own, and
- * passes the turn on. The tensor cores then run one group's products
- * while the others run their fragment work, rather than every group's
- * products together and then every group's softmax. The last group opens
- * group 0's first turn (once: every group then takes as many turns; the
- * last pass of the kernel is never waited for). */
-constexpr int ISSUE_BARRIER = 9;
-template <int GROUPS> struct issue_turns {
-    static_assert(GROUPS >= 2 && ISSUE_BARRIER + GROUPS <= 16, "tile90::issue_turns: 2 to 7 consumer warpgroups");
-    int mine;
-
-    __device__ __forceinline__ explicit issue_turns(int group) : mine(group)
-    {
-        if (mine == GROUPS - 1)
-            asm volatile("bar.arrive %0, 256;\n" ::"n"(ISSUE_BARRIER) : "memory");
-    }
-    __device__ __forceinline__ void wait() const
-    {
-        asm volatile("bar.sync %0, 256;\n" ::"r"(ISSUE_BARRIER + mine) : "memory");
-    }
-    __device__ __forceinline__ void pass() const
-    {
-        asm volatile("bar.arrive %0, 256;\n" ::"r"(ISSUE_BARRIER + (mine + 1) % GROUPS) : "memory");
-    }
-};
 
 /* setmaxnreg to REGS registers a thread, the producer's (down) and the
  * consumers' (up); REGS 0: none. */

@@ -309,8 +309,7 @@ static void put_tail(Block *bl, const IrTileOp *tail, const char *in)
  * operand (FlashAttention's P: it wrote each step's P while the product in
  * flight read the last one), or copied it into one set before each tail,
  * and serialized the products where the registers did not allow the
- * second set (bench/RESULTS.md). With issue turns, a warpgroup issues its
- * products only in its turn. */
+ * second set (bench/RESULTS.md). */
 static void put_rotated_loop(Block *bl, const IrPipelined *pipe)
 {
     Out *o = bl->o;
@@ -318,33 +317,23 @@ static void put_rotated_loop(Block *bl, const IrPipelined *pipe)
     const char *in = "                    ";
     const IrTileOp *tail = ((const IrStmt *)pipe->body.items[p->tail])->op;
     put(o, "                int tile_prev = 0; /* the previous iteration's stage */\n");
-    const char *turn_wait =
-        p->issue_turns ? "                    tile_issue.wait(); /* the other warpgroups' products are issued */\n"
-                       : "";
-    const char *turn_pass = p->issue_turns ? "                    tile_issue.pass();\n" : "";
     put(o, "                if (tile_pl.count > 0) { /* the first iteration: no tail before its body */\n");
     put(o, "                    [[maybe_unused]] const long long tile_i = 0;\n");
     put_iteration_start(o, pipe, false, in);
-    put(o, turn_wait);
     put_body(bl, pipe, 0, p->head, false, in);
-    put(o, turn_pass);
     put_body(bl, pipe, p->head + 1, p->tail - 1, true, in);
     putf(o, "%stile90::ptx::wgmma_wait<0>();\n%stile_prev = tile_stage;\n", in, in);
     put(o, "                }\n");
     put(o, "                for (long long tile_i = 1; tile_i < tile_pl.count; tile_i++) {\n");
     put_iteration_start(o, pipe, false, in);
-    put(o, turn_wait);
     put_body(bl, pipe, 0, p->head, false, in);
     put_tail(bl, tail, in);
-    put(o, turn_pass);
     put_body(bl, pipe, p->head + 1, p->tail - 1, false, in);
     putf(o, "%stile90::ptx::wgmma_wait<0>();\n", in);
     putf(o, "%stile_pipe.give_back(tile_prev);\n%stile_prev = tile_stage;\n", in, in);
     put(o, "                }\n");
     put(o, "                if (tile_pl.count > 0) { /* the last iteration's tail */\n");
-    put(o, turn_wait);
     put_tail(bl, tail, in);
-    put(o, turn_pass);
     putf(o, "%stile90::ptx::wgmma_wait<0>();\n%stile_pipe.give_back(tile_prev);\n", in, in);
     put(o, "                }\n");
 }
@@ -413,8 +402,6 @@ static void put_consumer(Block *bl, const IrGrid *g, int at_pipe)
     Out *o = bl->o;
     const Sm90Plan *p = bl->sm90;
     putf(o, "    } else {\n        tile90::consumer_setmaxnreg<%d>();\n", p->consumer_regs);
-    if (p->issue_turns)
-        putf(o, "        tile90::issue_turns<%d> tile_issue{tile90::consumer_group()};\n", p->consumers);
     if (p->stores.len)
         put(o, "        int tile_chunks = 0; /* epilogue chunks so far: they take turns in the staging buffers */\n");
     if (p->pingpong)

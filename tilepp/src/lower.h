@@ -177,8 +177,6 @@ typedef struct Sm90Plan {
      * before the loop); after the loop, the last iteration's tail. */
     bool rotated;
     int head, tail;         /* indices in pipe->body */
-    bool issue_turns;       /* rotated, two or more consumer warpgroups on each tile: they issue each iteration's
-                               products in turn (tile90::issue_turns), one group's under the others' fragment work */
     Vec under_head;         /* const IrStmt*, rotated: work of the body between head and tail that runs an iteration
                                late, after the next head is issued and before this iteration's tail (the last
                                iteration's before the last tail); the tensor cores run the head under it */

@@ -973,9 +973,6 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
         return NULL;
     plan_rotation(p);
     plan_under_head(p);
-    /* a rotated loop's warpgroups would otherwise issue their products
-     * together and then all wait on them for their fragment work at once */
-    p->issue_turns = p->rotated && !p->pingpong && p->consumers >= 2;
     plan_waits(p);
     plan_producer_decls(p, g);
     p->threads = 128 * (groups + 1);
