@@ -58,9 +58,9 @@ enum { STAGES = HEAD_DIM == 256 && BN >= 64 ? 2 : 3 };
  * are translated for sm_90a alone; the tuner passes over them elsewhere):
  * - at heads of 128, key tiles of 128 columns: in three stages they take
  *   224 KB of shared memory, which a Hopper block has and an sm_80 one
- *   does not (two stages of them are slower than three of 64; so were
- *   FlashAttention-3's 176-column tiles in two stages on an H100,
- *   bench/RESULTS.md);
+ *   does not (two stages of them are slower than three of 64;
+ *   FlashAttention-3's 176-column tiles, in two stages, were slower than
+ *   these on an H100, bench/RESULTS.md);
  * - at heads of 64 and 128, blocks of 192 rows: three consumer
  *   warpgroups (the sm_80 kernel's 384 threads have too few registers
  *   there but for 64-column key tiles at heads of 64). At heads of 64 with
