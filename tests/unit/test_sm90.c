@@ -563,8 +563,10 @@ static void under_head(void **state)
     assert_int_equal(p->under_head.len, 1);
     const IrStmt *late = p->under_head.items[0];
     assert_int_equal(late->kind, STMT_PARALLEL);
-    assert_null(sm90_wait_before(p, late)); /* the last iteration's products are complete */
-    assert_int_equal(p->waits.len, 2);      /* the loop over S, the copy into P: as without the rescale */
+    assert_null(sm90_wait_before(p, late));        /* the last iteration's products are complete */
+    assert_int_equal(p->under_head_fenced.len, 1); /* Acc, read after that wait */
+    assert_string_equal(((const IrBuffer *)p->under_head_fenced.items[0])->name, "Acc");
+    assert_int_equal(p->waits.len, 2); /* the loop over S, the copy into P: as without the rescale */
     assert_int_equal(((const Sm90Wait *)p->waits.items[1])->before->op->kind, TILE_COPY);
     assert_int_equal(two_products("", "", 2)->under_head.len, 0);
     const char *refused[] = {

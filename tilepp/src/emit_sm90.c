@@ -264,21 +264,9 @@ static void put_iteration_start(Out *o, const IrPipelined *pipe, bool plain, con
         put_loop_var(o, &pipe->loop, "tile_pl", "tile_i", in);
 }
 
-/* Whether a product of the pipelined loop writes or reads fragment f. */
-static bool product_operand(const IrPipelined *pipe, const IrBuffer *f)
-{
-    for (int i = 0; i < pipe->body.len; i++) {
-        const IrStmt *s = pipe->body.items[i];
-        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_GEMM && (s->op->c == f || s->op->a == f))
-            return true;
-    }
-    return false;
-}
-
 /* The previous iteration's work that runs under the head (Sm90Plan.
- * under_head), then its tail. The products' registers it touches are read
- * after the previous iteration's last wait: the fences keep the compiler
- * from moving the reads above it. */
+ * under_head), then its tail; each statement after the fences of the
+ * products' registers it touches (Sm90Plan.under_head_fenced). */
 static void put_tail(Block *bl, const IrTileOp *tail, const char *in)
 {
     const Vec *late = &bl->sm90->under_head;
@@ -287,7 +275,7 @@ static void put_tail(Block *bl, const IrTileOp *tail, const char *in)
         Vec frags = {0};
         for (int a = 0; a < s->par->accesses.len; a++) {
             const IrBuffer *b = ((const IrAccess *)s->par->accesses.items[a])->buf;
-            if (!vec_contains(&frags, b) && product_operand(bl->sm90->pipe, b)) {
+            if (!vec_contains(&frags, b) && vec_contains(&bl->sm90->under_head_fenced, b)) {
                 vec_push(&frags, (void *)b);
                 putf(bl->o, "%stile90::ptx::fence_operands(%s.v); /* the previous iteration's, complete */\n", in,
                      b->name);

@@ -180,6 +180,8 @@ typedef struct Sm90Plan {
     Vec under_head;         /* const IrStmt*, rotated: work of the body between head and tail that runs an iteration
                                late, after the next head is issued and before this iteration's tail (the last
                                iteration's before the last tail); the tensor cores run the head under it */
+    Vec under_head_fenced;  /* const IrBuffer*: the products' registers (a C or a register A) that work touches, read
+                               after the previous iteration's last wait (fenced there against nvcc's reordering) */
     Vec producer_decls;     /* const IrStmt*: the declarations before the loop that the producer's loop bounds and
                                copies read (the consumers run all of them) */
     long long pre_bytes;    /* bytes the preloads bring */

@@ -728,9 +728,22 @@ static void plan_under_head(Sm90Plan *p)
 {
     if (!p->rotated)
         return;
+    const Vec *body = &p->pipe->body;
     for (int i = p->head + 1; i < p->tail; i++)
         if (may_run_under_head(p, i))
-            vec_push(&p->under_head, p->pipe->body.items[i]);
+            vec_push(&p->under_head, body->items[i]);
+    for (int i = 0; i < body->len; i++) {
+        const IrStmt *g = body->items[i];
+        if (g->kind != STMT_TILE_OP || g->op->kind != TILE_GEMM)
+            continue;
+        for (int w = 0; w < p->under_head.len; w++) {
+            const IrStmt *s = p->under_head.items[w];
+            if (touches(s, g->op->c))
+                add_fragment(&p->under_head_fenced, g->op->c);
+            if (touches(s, g->op->a))
+                add_fragment(&p->under_head_fenced, g->op->a);
+        }
+    }
 }
 
 /* Registers a block launches with per thread, when `blocks` share an SM:
