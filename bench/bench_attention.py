@@ -12,7 +12,9 @@ built with HEAD_DIM=128, 64 and 256; a missing one skips its shapes), called
 through ctypes on the
 default stream, which is PyTorch's current stream here). Each figure is the
 median of CUDA-event timings after warm-up, rotating over several input sets
-so that L2 does not keep one set's K and V. FLOPs = 4 B H N^2 D, halved
+so that L2 does not keep one set's K and V, tilepp and the two SDPA backends
+timed in turns in each repetition (timed_turns: the clock of a GPU at its
+power limit drifts; in turns, each meets the same). FLOPs = 4 B H N^2 D, halved
 for causal. Before timing, each configuration checks tilepp's output
 against SDPA's (relative Frobenius error). Results go to bench/RESULTS.md by
 hand; with --csv FILE also one CSV record per configuration and SDPA backend
@@ -36,40 +38,33 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 SETS, WARMUP, REPS = 4, 5, 30
 
 
-def timed(fn, sets):
+def timed_turns(fns, sets):
+    """Medians of each of fns timed in turns: each repetition runs them all,
+    starting one later in the list each time, each call on its own input set
+    (at the small shapes Q, K and V fit L2, and a call on the inputs of the
+    call before it would find them there). Under a sustained load the GPU
+    runs at its power limit and its clock moves by several percent within
+    seconds; kernels timed one after the other would each meet another
+    clock, timed in turns they meet the same."""
     for i in range(WARMUP):
-        fn(*sets[i % len(sets)])
-    times = []
+        for fn in fns:
+            fn(*sets[i % len(sets)])
+    times = [[] for _ in fns]
     for i in range(REPS):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        args = sets[i % len(sets)]
-        start.record()
-        fn(*args)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+        for k in range(len(fns)):
+            j = (i + k) % len(fns)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fns[j](*sets[(len(fns) * i + k) % len(sets)])
+            end.record()
+            end.synchronize()
+            times[j].append(start.elapsed_time(end))
+    return [statistics.median(t) for t in times]
 
 
 def timed_pair(fn_a, fn_b, sets):
-    """Medians of fn_a and fn_b timed in turns (each repetition runs both,
-    the first of the two in alternation, each on its own input set: at the
-    small shapes Q, K and V fit L2, and the second call of a repetition on
-    the first's inputs would find them there)."""
-    for i in range(WARMUP):
-        fn_a(*sets[i % len(sets)])
-        fn_b(*sets[i % len(sets)])
-    times = ([], [])
-    for i in range(REPS):
-        turns = [(fn_a, times[0]), (fn_b, times[1])]
-        for k, (fn, out) in enumerate(turns if i % 2 == 0 else turns[::-1]):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn(*sets[(2 * i + k) % len(sets)])
-            end.record()
-            end.synchronize()
-            out.append(start.elapsed_time(end))
-    return statistics.median(times[0]), statistics.median(times[1])
+    """Medians of fn_a and fn_b timed in turns (timed_turns)."""
+    return tuple(timed_turns([fn_a, fn_b], sets))
 
 
 def with_static_schedule(fn):
@@ -162,11 +157,13 @@ def main():
                 ref = F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
             rel = ((o.float() - ref.float()).norm() / ref.float().norm()).item()
             flops = 4.0 * b * h * n * n * d / (2 if causal else 1)
-            t_tile = timed(tilepp, sets)
-            t_flash = timed(sdpa(SDPBackend.FLASH_ATTENTION), sets)
             try:
-                t_cudnn = timed(sdpa(SDPBackend.CUDNN_ATTENTION), sets)
-            except RuntimeError:
+                with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=scale)
+                t_tile, t_flash, t_cudnn = timed_turns(
+                    [tilepp, sdpa(SDPBackend.FLASH_ATTENTION), sdpa(SDPBackend.CUDNN_ATTENTION)], sets)
+            except RuntimeError:  # no cuDNN backend here
+                t_tile, t_flash = timed_pair(tilepp, sdpa(SDPBackend.FLASH_ATTENTION), sets)
                 t_cudnn = float("nan")
             tf = lambda t: flops / t / 1e9
             print(f"{b:3d} {h:2d} {n:5d} {d:3d} {str(causal):>6} | {t_tile:9.3f} {tf(t_tile):8.1f} | {t_flash:8.3f} "

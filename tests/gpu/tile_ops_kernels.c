@@ -166,6 +166,33 @@ void gemm_shifted(int M, int N, int K, int shift, const half A[M][K], const half
         }
 }
 
+/* D = (A B) moved up by sr rows and left by sc columns, in half: the
+ * accumulator of each block goes out at a window that starts before the
+ * matrix in the first blocks (sr, sc >= 0, parameters, which tilepp cannot
+ * tell apart from negative ones), past it in the last, where A and B give
+ * zeros. The grid reaches sr rows and sc columns past the product so that
+ * every element of D is written once. */
+#pragma tile kernel threads(128)
+void gemm_store_shifted(int M, int N, int K, int sr, int sc, const half A[M][K], const half B[K][N], half D[M][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M + sr, BM); by++)
+        for (int bx = 0; bx < tile_cdiv(N + sc, BN); bx++) {
+#pragma tile shared
+            half As[BM][BK], Bs[BK][BN];
+#pragma tile fragment
+            float Cf[BM][BN];
+            tile_clear(Cf);
+#pragma tile pipelined stages(3)
+            for (int k = 0; k < tile_cdiv(K, BK); k++) {
+                tile_load(As, A, by * BM, k * BK, M, K);
+                tile_load(Bs, B, k * BK, bx * BN, K, N);
+                tile_gemm(As, Bs, Cf);
+            }
+            tile_store(D, Cf, by * BM - sr, bx * BN - sc, M, N);
+        }
+}
+
 /* 2-D shared tiles of float: a transpose through one (read by the block's
  * threads in the other order), loads in a pipelined loop reduced by
  * columns into a 1-D shared tile, a plain loop that copies each loaded tile

@@ -40,6 +40,7 @@ void mat_moves(int M, int N, const float X[M][N], half Y[M][N], bfloat16 Z[M][N]
 void shifted_windows(int M, int N, const half X[M][N], half Y[M][N], float Z[M][N]);
 void gemm_acc(int M, int N, int K, const half A[M][K], const half B[K][N], const float Cin[M][N], float D[M][N]);
 void gemm_shifted(int M, int N, int K, int shift, const half A[M][K], const half B[K][N], float D[M][N]);
+void gemm_store_shifted(int M, int N, int K, int sr, int sc, const half A[M][K], const half B[K][N], half D[M][N]);
 void transpose_f32(int M, int N, const float X[M][N], float Y[N][M]);
 void gemm_band(int M, int N, int K, const half A[M][K], const half B[K][N], float C[M][N]);
 void float_shared(int M, int N, const float X[M][N], const half H[M][N], float cmax[N], float Y[M][N], float W[M][N]);
@@ -133,6 +134,28 @@ static void test_gemm_shifted(int M, int N, int K, int shift)
               shift);
 }
 
+/* A half result stored at windows that start before the matrix: sc a
+ * multiple of 8 and N of 8 keep the rows 16-byte aligned (16-byte stores
+ * inside, pairs and elements at the edges), others do not. */
+static void test_gemm_store_shifted(int M, int N, int K, int sr, int sc)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *A = gc_in(&c, GC_F16, (size_t)M * K, 0), *B = gc_in(&c, GC_F16, (size_t)K * N, 0);
+    gc_buf *D = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_GEMM);
+    gemm_store_shifted(M, N, K, sr, sc, A->host, B->host, D->host);
+    cudaError_t launch = gemm_store_shifted_gpu(M, N, K, sr, sc, A->dev, B->dev, D->dev);
+    if (forced_sm90() && !tma_rows(N, K)) {
+        if (launch != cudaErrorNotSupported)
+            gc_fail(&c, "TILEPP_PATH=sm90 with unaligned rows: expected cudaErrorNotSupported, got %s",
+                    cudaGetErrorName(launch));
+        SU_CHECK(cudaMemcpy(D->dev, D->host, D->n * gc_size(GC_F16), cudaMemcpyHostToDevice));
+        launch = cudaSuccess;
+    }
+    gc_finish(&c, launch, "gemm_store_shifted %dx%dx%d by (%d, %d)%s", M, N, K, sr, sc,
+              forced_sm90() && !tma_rows(N, K) ? " (refused)" : "");
+}
+
 /* A product over a k range that grows with the block row. On the sm_90a
  * variant its tiles' work varies, so past one tile per block they are
  * handed out by a counter (as many blocks as fit: one per SM here). */
@@ -222,6 +245,11 @@ int main(void)
         test_gemm_shifted(1000, 1000, 96, shifts[i]);
         test_gemm_shifted(256, 512, 1024, shifts[i]);
     }
+    static const int stores[][5] = {{1000, 1000, 96, 0, 0},   {1000, 1000, 96, 3, 8}, {1000, 1000, 96, 130, 1},
+                                    {256, 512, 64, 5, 64},    {300, 203, 64, 7, 8},   {300, 203, 64, 0, 0},
+                                    {129, 136, 40, 128, 136}, {1, 8, 16, 0, 8}};
+    for (size_t i = 0; i < sizeof stores / sizeof *stores; i++)
+        test_gemm_store_shifted(stores[i][0], stores[i][1], stores[i][2], stores[i][3], stores[i][4]);
     /* k ranges that differ per block row: fewer tiles than blocks, and
      * more (144 on an H200's 132 SMs), whole and ragged */
     static const int bands[][3] = {{1, 8, 16}, {300, 200, 136}, {2304, 1024, 1024}, {3000, 700, 500}};

@@ -91,6 +91,8 @@ static void brief_schedule(void **state)
     /* the store of half goes out in 64-column chunks through 2 x 8 KB */
     assert_int_equal(p->stores.len, 1);
     assert_int_equal(((const Sm90Store *)p->stores.items[0])->chunk_cols, 64);
+    assert_false(((const Sm90Store *)p->stores.items[0])->origin_test); /* by * 128, bx * 128: never negative */
+    assert_int_equal(((const Sm90Store *)p->stores.items[0])->c0_multiple, 8);
     assert_int_equal(p->epilogue, 6 * 8192);
     assert_int_equal(p->barriers, 6 * 8192 + 16384);
     assert_int_equal(p->smem_bytes, 6 * 8192 + 16384 + 3 * 16 + 1024);
@@ -137,6 +139,7 @@ static void two_consumer_groups(void **state)
     assert_int_equal(tile(p, 0)->swizzle, 128); /* A: 64 halves of K */
     assert_int_equal(tile(p, 1)->swizzle, 128); /* B^T: 64 halves of K */
     assert_int_equal(((const Sm90Store *)p->stores.items[0])->chunk_cols, 32);
+    assert_int_equal(((const Sm90Store *)p->stores.items[0])->c0_multiple, 4); /* 16 bytes of float */
     assert_int_equal(p->min_blocks, 1);
     assert_int_equal(p->consumer_regs, 232); /* (65536 - 128 x 40) / 256, in steps of 8 */
     assert_int_equal(p->producer_regs, 40);  /* 128 values and 32 more fit 232: the producer keeps its 40 */
@@ -144,6 +147,24 @@ static void two_consumer_groups(void **state)
     assert_int_equal(p->barriers, p->epilogue + 2 * 16384);
     assert_int_equal(p->in_flight, 3 * (16384 + 32768));
     assert_false(p->shallow);
+}
+
+/* A second store of the accumulator at a window that may start before the
+ * matrix (M - by * 128 is negative in the last blocks when M is not a
+ * multiple of 128): TMA takes it only where its origin is not negative at
+ * run time; the first store's origin never is. */
+static void store_origin_tested(void **state)
+{
+    (void)state;
+    const GridPlan *gp = plan_of(gemm(128, 128, 128, 32, 3, false, false, "half",
+                                      "            tile_store(C, Cf, M - by * 128, bx * 128, M, N);\n"),
+                                 ARCH_SM80 | ARCH_SM90A);
+    const Sm90Plan *p = gp->sm90;
+    assert_non_null(p);
+    assert_int_equal(p->stores.len, 2);
+    assert_false(((const Sm90Store *)p->stores.items[0])->origin_test);
+    assert_true(((const Sm90Store *)p->stores.items[1])->origin_test);
+    assert_int_equal(((const Sm90Store *)p->stores.items[1])->c0_multiple, 8);
 }
 
 /* A stored K x M (MN-major): panels split the 64 rows of a wgmma. B stored
@@ -602,6 +623,7 @@ int main(void)
         UNIT_TEST(under_head),
         UNIT_TEST(in_flight_threshold),
         UNIT_TEST(two_consumer_groups),
+        UNIT_TEST(store_origin_tested),
         UNIT_TEST(mn_major_swizzles),
         UNIT_TEST(pingpong),
         UNIT_TEST(sm80_only),

@@ -826,10 +826,45 @@ template <typename ACC, typename T> struct packed_a {
     }
 };
 
+namespace detail
+{
+/* The quad's 4 x 4 transpose of 32-bit values: lane t of each four holds x[k]
+ * for k = 0..3 and ends with x[k] = lane k's old x[t]. Two exchanges, on bit 1
+ * and then bit 0 of the lane, each swapping the two values whose slot bit
+ * differs from the lane's. */
+__device__ __forceinline__ void quad_transpose(uint32_t (&x)[4])
+{
+    const int t = (int)threadIdx.x & 3;
+#pragma unroll
+    for (int b = 0; b < 2; b++) { /* bit 1: slots (!t1, b) */
+        const bool hi = (t & 2) != 0;
+        const uint32_t got = __shfl_xor_sync(0xffffffffu, hi ? x[b] : x[2 + b], 2);
+        if (hi)
+            x[b] = got;
+        else
+            x[2 + b] = got;
+    }
+#pragma unroll
+    for (int a = 0; a < 2; a++) { /* bit 0: slots (a, !t0) */
+        const bool odd = (t & 1) != 0;
+        const uint32_t got = __shfl_xor_sync(0xffffffffu, odd ? x[2 * a] : x[2 * a + 1], 1);
+        if (odd)
+            x[2 * a] = got;
+        else
+            x[2 * a + 1] = got;
+    }
+}
+} // namespace detail
+
 /* Writes the accumulator to rows [r0, r0+BM) x cols [c0, c0+BN) of the rows x
  * cols row-major matrix dst (leading dimension ld), converted to TO (rounded
- * to nearest even); nothing outside the matrix is written. Adjacent column
- * pairs go out in one store when dst, ld and c0 keep them aligned. */
+ * to nearest even); nothing outside the matrix is written, r0 and c0 may be
+ * negative. 16-bit outputs whose columns all lie inside go out 16 bytes a
+ * thread: the four lanes of a row trade their column pairs (quad_transpose)
+ * so that each holds 8 consecutive columns, and two lanes fill a 32-byte
+ * sector where pairs of columns would fill a quarter of one a store. Else
+ * adjacent column pairs go out in one store when dst, ld and c0 keep them
+ * aligned. */
 template <typename TO, typename Acc>
 __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long long c0, long long rows, long long cols,
                                       const Acc &C)
@@ -839,11 +874,39 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
     typedef detail::pair_of<TO> pair;
     const long long rb = r0 + acc::row0();
     const long long cb = c0 + acc::col0();
-    const bool paired = pair::ok && (((uintptr_t)dst | (uintptr_t)ld * sizeof(TO) | (uintptr_t)c0 * sizeof(TO)) &
-                                     (2 * sizeof(TO) - 1)) == 0;
+    const uintptr_t bytes = (uintptr_t)dst | (uintptr_t)ld * sizeof(TO) | (uintptr_t)c0 * sizeof(TO);
+    const bool paired = pair::ok && (bytes & (2 * sizeof(TO) - 1)) == 0;
+    const bool cols_inside = c0 >= 0 && c0 + BN <= cols;
 
+    if constexpr (pair::ok && sizeof(TO) == 2 && acc::NI % 4 == 0) {
+        if (cols_inside && (bytes & 15) == 0) {
+            const int lane_col = 8 * ((int)threadIdx.x & 3) - 2 * ((int)threadIdx.x & 3); /* 8 t, from col0's 2 t */
+#pragma unroll
+            for (int mi = 0; mi < acc::MI; mi++)
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const long long r = rb + mi * acc::ROW_STEP + h * 8;
+                    const bool inside = r >= 0 && r < rows;
+                    TO *row = dst + r * ld + cb + lane_col;
+#pragma unroll
+                    for (int q = 0; q < acc::NI / 4; q++) {
+                        uint32_t x[4];
+#pragma unroll
+                        for (int k = 0; k < 4; k++) {
+                            const float *v = &C.v[(mi * acc::NI + 4 * q + k) * 4 + h * 2];
+                            const typename pair::type p = pair::make(v[0], v[1]);
+                            memcpy(&x[k], &p, 4);
+                        }
+                        detail::quad_transpose(x);
+                        if (inside)
+                            *reinterpret_cast<uint4 *>(row + q * 32) = make_uint4(x[0], x[1], x[2], x[3]);
+                    }
+                }
+            return;
+        }
+    }
     if constexpr (pair::ok) {
-        if (paired && r0 + BM <= rows && c0 + BN <= cols) {
+        if (paired && r0 >= 0 && r0 + BM <= rows && cols_inside) {
 #pragma unroll
             for (int mi = 0; mi < acc::MI; mi++)
 #pragma unroll
@@ -863,7 +926,7 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             const long long r = rb + mi * acc::ROW_STEP + h * 8;
-            if (r >= rows)
+            if (r < 0 || r >= rows)
                 continue;
             TO *row = dst + r * ld;
 #pragma unroll
@@ -871,22 +934,22 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
                 const long long c = cb + ni * 8;
                 const float *v = &C.v[(mi * acc::NI + ni) * 4 + h * 2];
                 if constexpr (pair::ok) {
-                    if (paired && c + 1 < cols) {
+                    if (paired && c >= 0 && c + 1 < cols) {
                         *reinterpret_cast<typename pair::type *>(row + c) = pair::make(v[0], v[1]);
                         continue;
                     }
                 }
-                if (c < cols)
+                if (c >= 0 && c < cols)
                     detail::put(row + c, v[0]);
-                if (c + 1 < cols)
+                if (c + 1 >= 0 && c + 1 < cols)
                     detail::put(row + c + 1, v[1]);
             }
         }
 }
 
-/* tile_store of strips (the window's origin r0, c0 >= 0): a strip that
- * lies inside the matrix, on a chunk boundary, in one store; the rest
- * element by element, nothing past the edge. */
+/* tile_store of strips: a strip that lies inside the matrix, on a chunk
+ * boundary, in one store; the rest element by element, nothing past the
+ * edges (r0 and c0 may be negative). */
 template <typename TO, int BM, int BN, int WM, int WN, int VEC, int LC>
 __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long long c0, long long rows, long long cols,
                                       const strips<BM, BN, WM, WN, VEC, LC> &C)
@@ -901,7 +964,7 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
         *reinterpret_cast<typename ch::type *>(p) = x;
     };
     const bool aligned = ch::aligned(dst, ld, c0);
-    if (aligned && r0 + BM <= rows && c0 + BN <= cols) { /* the whole window inside: no tests */
+    if (aligned && r0 >= 0 && c0 >= 0 && r0 + BM <= rows && c0 + BN <= cols) { /* the whole window inside: no tests */
 #pragma unroll
         for (int k = 0; k < S::STRIPS; k++)
             put_strip(dst + (r0 + S::strip_row(k)) * ld + c0 + S::strip_col(k), k);
@@ -910,15 +973,15 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
 #pragma unroll
     for (int k = 0; k < S::STRIPS; k++) {
         const long long r = r0 + S::strip_row(k), c = c0 + S::strip_col(k);
-        if (r >= rows)
+        if (r < 0 || r >= rows)
             continue;
-        if (aligned && c + VEC <= cols) {
+        if (aligned && c >= 0 && c + VEC <= cols) {
             put_strip(dst + r * ld + c, k);
             continue;
         }
 #pragma unroll
         for (int e = 0; e < VEC; e++)
-            if (c + e < cols)
+            if (c + e >= 0 && c + e < cols)
                 detail::put(dst + r * ld + c + e, C.v[k * VEC + e]);
     }
 }

@@ -364,13 +364,18 @@ static void put_consumer_loop(Block *bl, const IrPipelined *pipe)
 }
 
 /* A fragment store through the staging buffers and TMA, where the launcher
- * could make the matrix's tensor map; from registers otherwise. */
-static void put_store(Block *bl, const IrTileOp *op, int index, const char *in)
+ * could make the matrix's tensor map and the window starts where lowering
+ * says TMA can take it; from registers otherwise. */
+static void put_store(Block *bl, const Sm90Store *st, int index, const char *in)
 {
     Out *o = bl->o;
     const Sm90Plan *p = bl->sm90;
+    const IrTileOp *op = st->op;
     line_to_source(o, op->loc);
-    putf(o, "%sif (tile_out%d_ok)\n", in, index);
+    putf(o, "%sif (tile_out%d_ok", in, index);
+    if (st->origin_test)
+        putf(o, " && (%s) >= 0 && (%s) >= 0", op->r0, op->c0);
+    putf(o, " && (%s) %% %d == 0)\n", op->c0, st->c0_multiple);
     putf(o,
          "%s    tile90::store_tma<%s>(tile_smem + %lld, tile_chunks, &tile_out%d, (long long)(%s), (long long)(%s), %s",
          in, elem(op->mat.buf), p->epilogue, index, op->r0, op->c0, op->src->name);
@@ -414,7 +419,7 @@ static void put_consumer(Block *bl, const IrGrid *g, int at_pipe)
             if (s->op->kind == TILE_LOAD && s->op->dst->space == SPACE_SHARED)
                 putf(o, "%stile_pre.consume(); /* %s, preloaded by the producer */\n", in, s->op->dst->name);
             else if (store >= 0)
-                put_store(bl, s->op, store, in);
+                put_store(bl, p->stores.items[store], store, in);
             else
                 put_op(bl, s->op, in);
             break;

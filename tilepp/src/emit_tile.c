@@ -137,8 +137,7 @@ static void put_fragment_load(Block *bl, const IrTileOp *op, const char *indent)
          op->dst->name, window_element(bl, op, elem(op->dst)));
 }
 
-/* A store of a 1-D fragment, of a shared tile, or of a window that may
- * start before the matrix: element by element. */
+/* A store of a 1-D fragment or of a shared tile: element by element. */
 static void put_element_store(Block *bl, const IrTileOp *op, const char *indent)
 {
     Out *o = bl->o;
@@ -386,7 +385,7 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
             putf(o, "%stile80::commit();\n%stile80::wait<0>();\n", indent, indent);
         break;
     case TILE_STORE: {
-        if (op->src->space != SPACE_FRAGMENT || op->src->rank == 1 || !op->origin_nonneg) {
+        if (op->src->space != SPACE_FRAGMENT || op->src->rank == 1) {
             put_element_store(bl, op, indent);
             break;
         }

@@ -123,6 +123,13 @@ typedef struct Sm90Tile {
 typedef struct Sm90Store {
     const IrTileOp *op;
     int chunk_cols; /* columns of one 64-row, 128-byte chunk */
+    /* Where TMA cannot take the window, it goes out from registers; the
+     * launcher's tensor map aside, these are tested in the kernel (a TMA
+     * store whose box starts before the matrix, or at a column not on a
+     * 16-byte boundary, stops the kernel with an illegal instruction on the
+     * H200): */
+    bool origin_test; /* the window may start before the matrix (tilepp cannot tell otherwise) */
+    int c0_multiple;  /* the column the window starts at is a multiple of this (16 bytes' worth of elements) */
 } Sm90Store;
 
 /* Copies in flight per multiprocessor below which wgmma starves: the tensor

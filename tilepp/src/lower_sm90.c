@@ -371,6 +371,8 @@ static void plan_stores(Sm90Plan *p, const IrKernel *k, const IrGrid *g)
         Sm90Store *st = anew(sizeof *st);
         st->op = op;
         st->chunk_cols = 128 / t->size;
+        st->origin_test = !op->origin_nonneg;
+        st->c0_multiple = 16 / t->size;
         vec_push(&p->stores, st);
     }
 }
