@@ -928,9 +928,13 @@ __device__ __forceinline__ void store_tma(unsigned char *staging, int &chunks, c
  * consumer thread takes every slot (ping-pong warpgroups also step over the
  * other's iterations: they need their trip counts). Slot s has a full
  * barrier (the producer's arrival) and an empty one (one arrival per
- * consumer warp). The producer refills a slot only after every consumer
- * took it, so it is at most one phase ahead of any consumer and a parity
- * wait cannot mistake one fill for another. */
+ * consumer thread: each thread's arrival releases its own read of the slot,
+ * which compute-sanitizer's racecheck follows; one arrival a warp after a
+ * __syncwarp orders the reads as well, but racecheck reports it as a
+ * hazard). The producer refills a slot only after every consumer took it,
+ * so it is at most one phase ahead of any consumer and a parity wait
+ * cannot mistake one fill for another. A slot is taken once an iteration:
+ * the arrivals cost nothing that shows. */
 template <int SLOTS> struct iter_queue {
     uint64_t *bars; /* full[0..SLOTS), empty[0..SLOTS), then the slots */
     int slot = 0;
@@ -951,7 +955,10 @@ template <int SLOTS> struct iter_queue {
     }
 
     /* Thread 0; the block synchronises before first use. */
-    __device__ __forceinline__ void init(int consumer_warps) const { init_full_empty(bars, SLOTS, consumer_warps); }
+    __device__ __forceinline__ void init(int consumer_warps) const
+    {
+        init_full_empty(bars, SLOTS, 32 * consumer_warps);
+    }
     /* The producer thread: iteration t goes in the next slot, once every
      * consumer took what it held before (the arrival releases the write). */
     __device__ __forceinline__ void put(long long t)
@@ -962,15 +969,12 @@ template <int SLOTS> struct iter_queue {
         advance();
     }
     /* Every consumer thread: the next iteration (the wait acquires the
-     * producer's write); the warp's lanes have read it before lane 0 hands
-     * the slot back. */
+     * producer's write); its arrival hands the slot back after its read. */
     __device__ __forceinline__ long long take()
     {
         wait_parity(full(slot), phase);
         const long long t = *value(slot);
-        __syncwarp();
-        if ((threadIdx.x & 31) == 0)
-            cuda::ptx::mbarrier_arrive(empty(slot));
+        cuda::ptx::mbarrier_arrive(empty(slot));
         advance();
         return t;
     }
