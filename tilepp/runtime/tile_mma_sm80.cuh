@@ -880,7 +880,7 @@ __device__ __forceinline__ void store(TO *dst, long long ld, long long r0, long 
 
     if constexpr (pair::ok && sizeof(TO) == 2 && acc::NI % 4 == 0) {
         if (cols_inside && (bytes & 15) == 0) {
-            const int lane_col = 8 * ((int)threadIdx.x & 3) - 2 * ((int)threadIdx.x & 3); /* 8 t, from col0's 2 t */
+            const int lane_col = 6 * ((int)threadIdx.x & 3); /* from col0()'s column 2 t to this lane's 8 t */
 #pragma unroll
             for (int mi = 0; mi < acc::MI; mi++)
 #pragma unroll
