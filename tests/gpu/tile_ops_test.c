@@ -102,13 +102,18 @@ static void test_shifted_windows(int M, int N)
  * floats. */
 static bool tma_rows(int N, int K) { return K % 8 == 0 && N % 8 == 0; }
 
+/* Whether the forced sm_90a path must refuse these rows; the case's name
+ * says so. */
+static bool refused_here(int N, int K) { return forced_sm90() && !tma_rows(N, K); }
+static const char *refused_tag(int N, int K) { return refused_here(N, K) ? " (refused)" : ""; }
+
 /* With TILEPP_PATH=sm90 and rows TMA cannot address, the launcher must
  * refuse (cudaErrorNotSupported) and write nothing: then D gets the CPU
  * run's values so that the output checks pass, and the launch counts as
  * done. Else the launch's own result. */
 static cudaError_t refused_or(gc_case *c, cudaError_t launch, int N, int K, gc_buf *D)
 {
-    if (!forced_sm90() || tma_rows(N, K))
+    if (!refused_here(N, K))
         return launch;
     if (launch != cudaErrorNotSupported)
         gc_fail(c, "TILEPP_PATH=sm90 with unaligned rows: expected cudaErrorNotSupported, got %s",
@@ -126,7 +131,7 @@ static void test_gemm_acc(int M, int N, int K)
     gc_buf *D = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_GEMM);
     gemm_acc(M, N, K, A->host, B->host, Cin->host, D->host);
     cudaError_t launch = refused_or(&c, gemm_acc_gpu(M, N, K, A->dev, B->dev, Cin->dev, D->dev), N, K, D);
-    gc_finish(&c, launch, "gemm_acc %dx%dx%d%s", M, N, K, forced_sm90() && !tma_rows(N, K) ? " (refused)" : "");
+    gc_finish(&c, launch, "gemm_acc %dx%dx%d%s", M, N, K, refused_tag(N, K));
 }
 
 static void test_gemm_shifted(int M, int N, int K, int shift)
@@ -151,8 +156,7 @@ static void test_gemm_store_shifted(int M, int N, int K, int sr, int sc)
     gc_buf *D = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_GEMM);
     gemm_store_shifted(M, N, K, sr, sc, A->host, B->host, D->host);
     cudaError_t launch = refused_or(&c, gemm_store_shifted_gpu(M, N, K, sr, sc, A->dev, B->dev, D->dev), N, K, D);
-    gc_finish(&c, launch, "gemm_store_shifted %dx%dx%d by (%d, %d)%s", M, N, K, sr, sc,
-              forced_sm90() && !tma_rows(N, K) ? " (refused)" : "");
+    gc_finish(&c, launch, "gemm_store_shifted %dx%dx%d by (%d, %d)%s", M, N, K, sr, sc, refused_tag(N, K));
 }
 
 /* A product over a k range that grows with the block row. On the sm_90a
@@ -166,7 +170,7 @@ static void test_gemm_band(int M, int N, int K)
     gc_buf *D = gc_out(&c, GC_F32, (size_t)M * N, 0, TOL_GEMM);
     gemm_band(M, N, K, A->host, B->host, D->host);
     gc_finish(&c, refused_or(&c, gemm_band_gpu(M, N, K, A->dev, B->dev, D->dev), N, K, D), "gemm_band %dx%dx%d%s", M, N,
-              K, forced_sm90() && !tma_rows(N, K) ? " (refused)" : "");
+              K, refused_tag(N, K));
 }
 
 /* The same product launched again on the default stream and on a stream of

@@ -542,14 +542,15 @@ __device__ __forceinline__ void tma_load(const Tile &t, const CUtensorMap *map, 
 /* Barrier pairs of a hand-over between the producer thread and the
  * consumers (pipeline stages, the queue of iterations): for each of n
  * slots a full barrier (the producer's one arrival) at bars[s] and an empty
- * one (one arrival per consumer warp) at bars[n + s]. Thread 0; the block
+ * one (`releases` arrivals: one per consumer warp for the stages, one per
+ * consumer thread for the queue) at bars[n + s]. Thread 0; the block
  * synchronises before first use. */
-__device__ __forceinline__ void init_full_empty(uint64_t *bars, int n, int consumer_warps)
+__device__ __forceinline__ void init_full_empty(uint64_t *bars, int n, int releases)
 {
     if (threadIdx.x == 0) {
         for (int s = 0; s < n; s++) {
             cuda::ptx::mbarrier_init(bars + s, 1);
-            cuda::ptx::mbarrier_init(bars + n + s, (uint32_t)consumer_warps);
+            cuda::ptx::mbarrier_init(bars + n + s, (uint32_t)releases);
         }
         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
     }
