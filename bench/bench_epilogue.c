@@ -192,6 +192,61 @@ static int bench_shape(int M, int N, int K)
     return 0;
 }
 
+/* Each kernel alone for seconds on end, after the in-turns table: the board
+ * reaches its power limit under a GEMM, and a kernel that spends more
+ * energy a tile (the epilogue's arithmetic) runs at a lower clock. The
+ * work done per clock cycle (TFLOP/s per GHz) takes the clock out: two
+ * kernels that differ only there differ by energy, not by cycles. */
+enum { SUSTAIN_ROUNDS = 2 };
+#define SUSTAIN_SECONDS 2.5
+#define SUSTAIN_SETTLE 1.0
+
+static void print_sustained_row(const char *shape, const char *kernel, int round, double flop,
+                                const tile_bench_sustained *s)
+{
+    char why[96];
+    double tf = tile_bench_tflops(flop, s->median_ms);
+    tile_bench_reasons_text(s->reasons, why, sizeof why);
+    if (s->readings && s->sm_mhz)
+        printf("| %s | %s | %d | %7.1f | %4u | %5.0f | %3u | %6.1f | %s |\n", shape, kernel, round, tf, s->sm_mhz,
+               s->watts, s->celsius, tf / (s->sm_mhz * 1e-3), why);
+    else
+        printf("| %s | %s | %d | %7.1f | n/a | n/a | n/a | n/a | NVML not readable |\n", shape, kernel, round, tf);
+}
+
+static int sustain_shape(int M, int N, int K, const tile_bench_board *board)
+{
+    problem p;
+    alloc_problem(&p, M, N, K, 0);
+    fill_set0(&p);
+    for (int i = 1; i < p.nsets; i++)
+        TILE_CHECK_CUDA(
+            cudaMemcpy(p.base[i], p.base[0], p.a_bytes + p.b_bytes + p.bias_bytes, cudaMemcpyDeviceToDevice));
+    const struct {
+        const char *name;
+        tile_bench_fn fn;
+    } kernels[3] = {{"plain", run_plain}, {"fused (tanh)", run_fused}, {"fused (erf)", run_fused_erf}};
+    tile_bench_sustained last[3];
+    char shape[48];
+    snprintf(shape, sizeof shape, "%d x %d x %d", M, N, K);
+    double flop = tile_bench_gemm_flops(M, N, K);
+    for (int round = 1; round <= SUSTAIN_ROUNDS; round++)
+        for (int k = 0; k < 3; k++) {
+            last[k] = tile_bench_sustain(kernels[k].fn, &p, p.nsets, SUSTAIN_SECONDS, SUSTAIN_SETTLE, board);
+            print_sustained_row(shape, kernels[k].name, round, flop, &last[k]);
+        }
+    for (int k = 1; k < 3; k++)
+        if (last[k].sm_mhz && last[0].sm_mhz)
+            printf("| %s | %s / plain, round %d | | %5.3f | %5.3f | %5.3f | | %5.3f | time, clock, power, "
+                   "per clock |\n",
+                   shape, kernels[k].name, SUSTAIN_ROUNDS, last[0].median_ms / last[k].median_ms,
+                   (double)last[k].sm_mhz / last[0].sm_mhz, last[k].watts / last[0].watts,
+                   last[0].median_ms * last[0].sm_mhz / (last[k].median_ms * last[k].sm_mhz));
+    fflush(stdout);
+    free_problem(&p);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
 #ifdef BENCH_FAST_MATH /* bench_epilogue_fast: the same, every kernel built --use_fast_math */
@@ -215,6 +270,15 @@ int main(int argc, char **argv)
     static const int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 4096, 4096}};
     for (int i = 0; i < 3; i++)
         failures += bench_shape(shapes[i][0], shapes[i][1], shapes[i][2]);
+    tile_bench_board board = tile_bench_board_open();
+    printf("\nSustained: each kernel alone for %.1f s (timed after %.1f s), the three in turn, %d rounds; the\n"
+           "board read through NVML every %.0f ms: median SM clock, mean power, highest temperature, why the\n"
+           "clock was held down. TFLOP/s per GHz is the work done per clock cycle.\n\n",
+           SUSTAIN_SECONDS, SUSTAIN_SETTLE, SUSTAIN_ROUNDS, TILE_BENCH_BOARD_EVERY_MS);
+    printf("| M x N x K | kernel | round | TFLOP/s | SM MHz | W | C | TFLOP/s per GHz | clocks held by |\n");
+    printf("|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+    for (int i = 0; i < 3; i++)
+        failures += sustain_shape(shapes[i][0], shapes[i][1], shapes[i][2], &board);
     CR_CHECK(cublasDestroy(blas));
     failures += tile_bench_csv_close(csv, csv_path) != 0;
     return failures ? 1 : 0;

@@ -9,7 +9,9 @@
  * The timing helpers on cudaMemsetAsync, whose cost grows with its size:
  * results are positive and consistent (min <= median, whole cycles over the
  * sets), a memset of 4x the bytes takes 2-8x the time when paired in turns,
- * the bandwidth is plausible, the flushed timing agrees within a factor;
+ * the bandwidth is plausible, the flushed timing agrees within a factor,
+ * the sustained timing agrees with the paired one and reads the board
+ * (SM clock, power) through NVML;
  * the CSV file starts with the title and the device line.
  *
  * Prints one line per check and "N passed, N failed"; exits 77 (SKIPPED)
@@ -154,6 +156,19 @@ static void test_timing(void)
     snprintf(what, sizeof what, "tile_bench_time_flushed: 128 MB %.4f ms (rotating: %.4f ms)", f.median_ms,
              r.median_ms);
     expect(f.batch == 1 && f.median_ms > 0.5 * r.median_ms && f.median_ms < 4.0 * r.median_ms, what);
+
+    /* sustained: half a second of memsets, the board read meanwhile (NVML comes with the driver) */
+    tile_bench_board board = tile_bench_board_open();
+    tile_bench_sustained s = tile_bench_sustain(run_memset, &mb, nsets, 0.5, 0.1, &board);
+    snprintf(what, sizeof what,
+             "tile_bench_sustain: 128 MB %.4f ms (in turns: %.4f), %d batches, board %s: %u MHz, %.0f W, %u C, "
+             "%d readings",
+             s.median_ms, rb.median_ms, s.batches, board.ok ? "read" : "NOT READ", s.sm_mhz, s.watts, s.celsius,
+             s.readings);
+    expect(board.ok && s.batches > 0 && s.median_ms > 0.5 * rb.median_ms && s.median_ms < 2.0 * rb.median_ms &&
+               s.readings > 0 && s.readings <= s.batches && s.sm_mhz > 100 && s.sm_mhz < 5000 && s.watts > 1.0 &&
+               s.watts < 2000.0,
+           what);
 
     for (int i = 0; i < nsets; i++)
         TILE_CHECK_CUDA(cudaFree(sets[i]));

@@ -3,8 +3,8 @@
  * conversions (rounding to even, subnormals, overflow, NaN), the random
  * fills (never zero, rounded to the stored type), poison and NaN counts, the
  * relative error and allclose with NaN and infinities, the median, buffer
- * sets and batch sizes, the rates and the CSV records. No GPU and no CUDA
- * call: only the pure functions run.
+ * sets and batch sizes, the rates, the board's reasons and the CSV
+ * records. No GPU and no CUDA call: only the pure functions run.
  *
  * With TILEPP_TEST_CXX, helpers_cxx.cu (the same headers compiled by nvcc
  * as C++) computes a digest of the same functions, which must be equal to
@@ -393,6 +393,31 @@ static void test_rates(void **state)
     assert_near(tile_bench_gbps(12.0 * (1 << 28), 0.738), 4364.804162601626, 1e-9);
 }
 
+/* The reasons NVML gives for held-down clocks, as the sustained tables
+ * print them; and a board that did not open reads zeros (no NVML call). */
+static void test_board_reasons(void **state)
+{
+    (void)state;
+    char buf[96];
+    tile_bench_reasons_text(0, buf, sizeof buf);
+    assert_string_equal(buf, "none");
+    tile_bench_reasons_text(TILE_BENCH_REASON_SW_POWER_CAP, buf, sizeof buf);
+    assert_string_equal(buf, "power cap");
+    tile_bench_reasons_text(0x4 | 0x40 | 0x1, buf, sizeof buf); /* 0x1 (idle) is not named */
+    assert_string_equal(buf, "power cap, HW thermal");
+    tile_bench_reasons_text(0x4 | 0x8 | 0x20 | 0x40 | 0x80, buf, 12); /* cut at the buffer's end */
+    assert_string_equal(buf, "power cap, ");
+    tile_bench_board closed;
+    memset(&closed, 0, sizeof closed);
+    tile_bench_board_reading r = tile_bench_board_read(&closed);
+    assert_int_equal(r.sm_mhz, 0);
+    assert_int_equal(r.celsius, 0);
+    assert_true(r.watts == 0.0);
+    assert_true(r.reasons == 0);
+    r = tile_bench_board_read(NULL);
+    assert_int_equal(r.sm_mhz, 0);
+}
+
 static void test_sets(void **state)
 {
     (void)state;
@@ -521,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_allclose_report),
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_board_reasons),
         cmocka_unit_test(test_sets),
         cmocka_unit_test(test_batch_size),
         cmocka_unit_test(test_csv),

@@ -243,6 +243,212 @@ static inline tile_bench_result tile_bench_time_flushed(tile_bench_fn fn, void *
     return tile_bench_result_of_(samples, TILE_BENCH_REPS, 1);
 }
 
+/* ---- the board under sustained load ---------------------------------------- */
+
+/* The SM clock, the board's power draw and why the clocks are held down,
+ * read through NVML while a kernel runs for seconds on end. A chip that
+ * meets its power limit lowers its clock, so two kernels timed in turns can
+ * differ by the energy they spend, not only by the cycles they take: the
+ * clock, and the work done per cycle, tell the two apart.
+ *
+ * NVML is opened at run time (libnvidia-ml.so.1 comes with the driver; the
+ * toolkit need not have nvml.h), so a program that never calls
+ * tile_bench_board_open does not depend on it, and one that does still
+ * runs where it is missing: the board is then not `ok` and every reading
+ * is 0. Linux only. */
+#if defined(__linux__)
+#include <dlfcn.h>
+#endif
+
+enum {
+    TILE_BENCH_NVML_CLOCK_SM = 1,        /* nvmlClockType_t NVML_CLOCK_SM */
+    TILE_BENCH_NVML_TEMPERATURE_GPU = 0, /* nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU */
+};
+
+/* Bits of the clocks' reasons (nvmlClocksEventReasons). */
+#define TILE_BENCH_REASON_SW_POWER_CAP 0x4ull
+#define TILE_BENCH_REASON_HW_SLOWDOWN 0x8ull
+#define TILE_BENCH_REASON_SW_THERMAL 0x20ull
+#define TILE_BENCH_REASON_HW_THERMAL 0x40ull
+#define TILE_BENCH_REASON_HW_POWER_BRAKE 0x80ull
+
+typedef struct tile_bench_board {
+    int ok;    /* NVML opened and the current device found */
+    void *dev; /* nvmlDevice_t */
+    int (*clock)(void *dev, int type, unsigned *mhz);
+    int (*power)(void *dev, unsigned *milliwatts);
+    int (*reasons)(void *dev, unsigned long long *bits);
+    int (*temperature)(void *dev, int sensor, unsigned *celsius);
+} tile_bench_board;
+
+typedef struct tile_bench_board_reading {
+    unsigned sm_mhz, celsius;
+    double watts;               /* NVML's reading: on recent boards an average over about a second */
+    unsigned long long reasons; /* TILE_BENCH_REASON_* bits; 0 when not readable */
+} tile_bench_board_reading;
+
+/* Opens NVML for the current CUDA device (matched by PCI bus id). */
+static inline tile_bench_board tile_bench_board_open(void)
+{
+    tile_bench_board b;
+    memset(&b, 0, sizeof b);
+#if defined(__linux__)
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return b;
+    int (*init)(void);
+    int (*by_bus)(const char *, void **);
+    /* POSIX: a symbol's address converts to a function pointer of the same size */
+#define TILE_BENCH_SYM_(fp, name)                                                                                      \
+    do {                                                                                                               \
+        void *sym_ = dlsym(lib, name);                                                                                 \
+        memcpy(&(fp), &sym_, sizeof(fp));                                                                              \
+    } while (0)
+    TILE_BENCH_SYM_(init, "nvmlInit_v2");
+    TILE_BENCH_SYM_(by_bus, "nvmlDeviceGetHandleByPciBusId_v2");
+    TILE_BENCH_SYM_(b.clock, "nvmlDeviceGetClockInfo");
+    TILE_BENCH_SYM_(b.power, "nvmlDeviceGetPowerUsage");
+    TILE_BENCH_SYM_(b.temperature, "nvmlDeviceGetTemperature");
+    TILE_BENCH_SYM_(b.reasons, "nvmlDeviceGetCurrentClocksEventReasons");
+    if (!b.reasons) /* the name before NVML 12.2 */
+        TILE_BENCH_SYM_(b.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+#undef TILE_BENCH_SYM_
+    char bus[32];
+    int cuda_dev = 0;
+    if (!init || !by_bus || !b.clock || !b.power || init() != 0 || cudaGetDevice(&cuda_dev) != cudaSuccess ||
+        cudaDeviceGetPCIBusId(bus, (int)sizeof bus, cuda_dev) != cudaSuccess || by_bus(bus, &b.dev) != 0) {
+        (void)cudaGetLastError();
+        memset(&b, 0, sizeof b);
+        return b; /* the library stays loaded: NVML is not meant to be unloaded mid-run */
+    }
+    b.ok = 1;
+#endif
+    return b;
+}
+
+/* The board now; zeros for what cannot be read. */
+static inline tile_bench_board_reading tile_bench_board_read(const tile_bench_board *b)
+{
+    tile_bench_board_reading r;
+    memset(&r, 0, sizeof r);
+    unsigned mw = 0;
+    if (!b || !b->ok)
+        return r;
+    if (b->clock(b->dev, TILE_BENCH_NVML_CLOCK_SM, &r.sm_mhz) != 0)
+        r.sm_mhz = 0;
+    if (b->power(b->dev, &mw) == 0)
+        r.watts = mw / 1000.0;
+    if (b->temperature && b->temperature(b->dev, TILE_BENCH_NVML_TEMPERATURE_GPU, &r.celsius) != 0)
+        r.celsius = 0;
+    if (b->reasons && b->reasons(b->dev, &r.reasons) != 0)
+        r.reasons = 0;
+    return r;
+}
+
+/* "power cap", "power cap, HW slowdown", ...; "none" for 0. */
+static inline void tile_bench_reasons_text(unsigned long long bits, char *buf, size_t len)
+{
+    static const struct {
+        unsigned long long bit;
+        const char *name;
+    } names[] = {{TILE_BENCH_REASON_SW_POWER_CAP, "power cap"},
+                 {TILE_BENCH_REASON_HW_SLOWDOWN, "HW slowdown"},
+                 {TILE_BENCH_REASON_SW_THERMAL, "SW thermal"},
+                 {TILE_BENCH_REASON_HW_THERMAL, "HW thermal"},
+                 {TILE_BENCH_REASON_HW_POWER_BRAKE, "power brake"}};
+    size_t used = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if ((bits & names[i].bit) && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", names[i].name);
+    if (!used && len)
+        snprintf(buf, len, "none");
+}
+
+/* One kernel run back to back for `seconds` (of its own time): the median
+ * time per call over the batches after the first `settle` seconds (the
+ * clock and NVML's power average reach the kernel's steady state), and the
+ * board read about every TILE_BENCH_BOARD_EVERY_MS meanwhile: the median SM
+ * clock, the mean power, the highest temperature and every reason seen.
+ * Batches are queued two ahead, so the GPU does not idle while the host
+ * waits for a batch or reads the board. */
+#ifndef TILE_BENCH_BOARD_EVERY_MS
+#define TILE_BENCH_BOARD_EVERY_MS 20.0
+#endif
+
+typedef struct tile_bench_sustained {
+    double median_ms, watts;
+    unsigned sm_mhz, celsius;
+    unsigned long long reasons;
+    int batches;  /* timed after settling */
+    int readings; /* of the board, after settling */
+} tile_bench_sustained;
+
+static inline tile_bench_sustained tile_bench_sustain(tile_bench_fn fn, void *ctx, int nsets, double seconds,
+                                                      double settle, const tile_bench_board *board)
+{
+    enum { AHEAD = 3 }; /* batches in flight */
+    tile_bench_sustained s;
+    memset(&s, 0, sizeof s);
+    cudaEvent_t start[AHEAD], stop[AHEAD];
+    for (int i = 0; i < AHEAD; i++) {
+        TILE_CHECK_CUDA(cudaEventCreate(&start[i]));
+        TILE_CHECK_CUDA(cudaEventCreate(&stop[i]));
+    }
+    int next = 0, batch = tile_bench_warm_up_(fn, ctx, nsets, &next, start[0], stop[0]);
+    double per_batch_ms = TILE_BENCH_MIN_BATCH_MS; /* about a batch, until one is timed */
+    int cap = (int)(seconds * 1e3 / TILE_BENCH_MIN_BATCH_MS) + 16;
+    double *ms = (double *)tile_check_xmalloc((size_t)cap * sizeof *ms);
+    double *mhz = (double *)tile_check_xmalloc((size_t)cap * sizeof *mhz);
+    double watts = 0.0, elapsed = 0.0, last_read = -1e9;
+    int queued = 0, done = 0;
+    for (;;) {
+        int more = elapsed + (queued - done) * per_batch_ms * 1e-3 < seconds && s.batches < cap;
+        if (more) { /* enqueue one batch */
+            int e = queued % AHEAD;
+            TILE_CHECK_CUDA(cudaEventRecord(start[e], 0));
+            for (int i = 0; i < batch; i++) {
+                TILE_CHECK_CUDA(fn(ctx, next));
+                next = (next + 1) % nsets;
+            }
+            TILE_CHECK_CUDA(cudaEventRecord(stop[e], 0));
+            queued++;
+        }
+        if (done == queued)
+            break;
+        if (more && queued - done < AHEAD)
+            continue;
+        int e = done % AHEAD; /* the oldest batch in flight */
+        TILE_CHECK_CUDA(cudaEventSynchronize(stop[e]));
+        TILE_CHECK_CUDA(cudaGetLastError());
+        float t = 0.0f;
+        TILE_CHECK_CUDA(cudaEventElapsedTime(&t, start[e], stop[e]));
+        done++;
+        per_batch_ms = t;
+        elapsed += t * 1e-3;
+        if (elapsed < settle)
+            continue;
+        ms[s.batches++] = (double)t / batch;
+        if ((elapsed - last_read) * 1e3 >= TILE_BENCH_BOARD_EVERY_MS) {
+            tile_bench_board_reading r = tile_bench_board_read(board);
+            mhz[s.readings++] = r.sm_mhz;
+            watts += r.watts, s.reasons |= r.reasons;
+            s.celsius = r.celsius > s.celsius ? r.celsius : s.celsius;
+            last_read = elapsed;
+        }
+    }
+    s.median_ms = tile_bench_median(ms, s.batches);
+    s.sm_mhz = s.readings ? (unsigned)tile_bench_median(mhz, s.readings) : 0;
+    s.watts = s.readings ? watts / s.readings : 0.0;
+    free(ms), free(mhz);
+    for (int i = 0; i < AHEAD; i++) {
+        TILE_CHECK_CUDA(cudaEventDestroy(start[i]));
+        TILE_CHECK_CUDA(cudaEventDestroy(stop[i]));
+    }
+    return s;
+}
+
 /* "<device> (sm_XY, N SMs, L2 M MB), CUDA runtime X.Y, driver X.Y"; "" when
  * the runtime cannot tell. */
 static inline void tile_bench_device_line(char *buf, size_t len)
