@@ -303,6 +303,43 @@ void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]
         }
 }
 
+/* 1-D half fragments written every way a block writes them: a row
+ * reduction combining with old values (clear 0), a column reduction, loops
+ * over the rows and over the columns. Each write rounds to half, as C's
+ * does; the stores are float, so a value the GPU kept unrounded in its
+ * float registers shows. With inputs in multiples of 1/8 the sums are exact
+ * in float in any order, and the GPU matches the CPU run bit for bit. */
+#pragma tile kernel threads(128)
+void half_slices(int M, int N, const float X[M][N], float rsum[M], float rscaled[M], float csum[tile_cdiv(M, 16)][N])
+{
+#pragma tile grid
+    for (int by = 0; by < tile_cdiv(M, 16); by++) {
+#pragma tile fragment
+        float T[16][256];
+#pragma tile fragment
+        half s[16], h[16], c[256];
+        tile_load(T, X, by * 16, 0, M, N);
+        tile_fill(s, 0.1f);
+        tile_reduce_sum(T, s, 1, 0);
+        tile_reduce_sum(T, c, 0, 1);
+        tile_reduce_max(T, h, 1, 1);
+#pragma tile parallel
+        for (int i = 0; i < 16; i++) { /* two statements: nothing to contract into an FMA */
+            h[i] = h[i] * 0.3f;
+            h[i] += (float)s[i];
+        }
+#pragma tile parallel
+        for (int j = 0; j < 256; j++)
+            c[j] = c[j] * 3.0f;
+#pragma tile parallel
+        for (int i = 0; i < 16; i++)
+            h[i]++;
+        tile_store(rsum, s, by * 16, M);
+        tile_store(rscaled, h, by * 16, M);
+        tile_store(csum[by], c, 0, N);
+    }
+}
+
 /* Row softmax in registers, at most 64 columns: the rows in a fragment,
  * their maxima and sums by tile_reduce_*, the rest by loops over the
  * fragment that read m[i] and l[i]. Columns past N count as -inf. */

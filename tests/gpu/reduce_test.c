@@ -48,6 +48,7 @@ void gemm_col_center_tall(int M, int N, int K, const bfloat16 A[M][K], const bfl
 void gemm_residual(int M, int N, int K, float alpha, const half A[M][K], const half B[K][N], const float R[M][N],
                    float D[M][N], float S[M][N]);
 void half_fragment_scale(int M, int N, float s, const half X[M][N], half Y[M][N]);
+void half_slices(int M, int N, const float X[M][N], float rsum[M], float rscaled[M], float csum[tile_cdiv(M, 16)][N]);
 void fragment_softmax(int M, int N, const float X[M][N], float Y[M][N]);
 void row_scale_shift(int M, int N, float floor_value, const float X[M][N], float Y[M][N]);
 void wide_rows(int M, int N, const half X[M][N], half Y[M][N]);
@@ -234,6 +235,23 @@ static void test_half_fragment_scale(int M, int N)
     gc_buf *x = gc_in(&c, GC_F16, (size_t)M * N, 0), *y = gc_out(&c, GC_F16, (size_t)M * N, 0, TOL_EXACT);
     half_fragment_scale(M, N, 1.7f, x->host, y->host);
     gc_finish(&c, half_fragment_scale_gpu(M, N, 1.7f, x->dev, y->dev), "half_fragment_scale %dx%d", M, N);
+}
+
+/* Inputs in multiples of 1/8 in [-4, 4): float sums of them are exact in
+ * any order, so the half results must agree bit for bit. */
+static void test_half_slices(int M, int N)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, (size_t)M * N, 0);
+    gc_buf *rsum = gc_out(&c, GC_F32, (size_t)M, 0, TOL_EXACT), *rscaled = gc_out(&c, GC_F32, (size_t)M, 0, TOL_EXACT);
+    gc_buf *csum = gc_out(&c, GC_F32, (size_t)((M + 15) / 16) * N, 0, TOL_EXACT);
+    float *xv = x->host;
+    for (size_t i = 0; i < x->n; i++)
+        xv[i] = floorf(xv[i] * 32.0f) / 8.0f; /* random in [-1, 1]: steps of 1/8 in [-4, 4] */
+    SU_CHECK(cudaMemcpy(x->dev, x->host, x->n * sizeof(float), cudaMemcpyHostToDevice));
+    half_slices(M, N, x->host, rsum->host, rscaled->host, csum->host);
+    gc_finish(&c, half_slices_gpu(M, N, x->dev, rsum->dev, rscaled->dev, csum->dev), "half_slices %dx%d", M, N);
 }
 
 static void test_fragment_softmax(int M, int N, data_kind kind)
@@ -719,6 +737,9 @@ int main(int argc, char **argv)
     test_half_fragment_scale(1, 1);
     test_half_fragment_scale(100, 77);
     test_half_fragment_scale(256, 96);
+    test_half_slices(16, 256);
+    test_half_slices(37, 200);
+    test_half_slices(300, 256);
     /* Row fragments stored, and combined with clear = 0 (N past 64: the
      * second block of columns; N below: it reads zeros past the matrix). */
     static const int store_shapes[][2] = {{1, 1}, {64, 128}, {100, 70}, {777, 100}, {130, 40}};

@@ -1110,8 +1110,10 @@ template <typename Acc> struct rows_frag : frag_regs<Acc::ROW_SLOTS> {
  * (WARP_COLS > 1: a fragment of few rows), each warp's partial goes through shared
  * memory and every warp combines them in warp order, between two barriers
  * of the block (every thread of which runs this). Sums are in a tree
- * order, not the CPU's left to right. dst: any rows_frag with Acc's rows. */
-template <int OP, bool ABS, typename Acc>
+ * order, not the CPU's left to right. dst: any rows_frag with Acc's rows,
+ * of element type TD: what is written rounds to TD, once, as tile.h's
+ * conversion of the float result does. */
+template <int OP, bool ABS, typename TD = float, typename Acc>
 __device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_SLOTS> &dst, bool clear)
 {
     float part[Acc::ROW_SLOTS];
@@ -1149,7 +1151,7 @@ __device__ __forceinline__ void reduce_rows(const Acc &src, frag_regs<Acc::ROW_S
     }
 #pragma unroll
     for (int s = 0; s < Acc::ROW_SLOTS; s++)
-        dst.v[s] = clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]);
+        dst.v[s] = (float)(TD)(clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]));
 }
 
 /* A 1-D fragment of one value per column of a 2-D fragment of type Acc:
@@ -1181,8 +1183,9 @@ template <typename Acc> struct cols_frag : frag_regs<Acc::COL_SLOTS> {
  * rows (COL_WARPS > 1) their partials go through `scratch` (COL_WARPS x BN
  * floats a region, Acc::col_scratch picks this thread's) between two of
  * Acc::cols_sync's barriers, combined in warp order by every thread. Sums
- * are in a tree order, not the CPU's top to bottom. */
-template <int OP, bool ABS, typename Acc>
+ * are in a tree order, not the CPU's top to bottom. What is written rounds
+ * to TD, dst's element type. */
+template <int OP, bool ABS, typename TD = float, typename Acc>
 __device__ __forceinline__ void reduce_cols(const Acc &src, frag_regs<Acc::COL_SLOTS> &dst, bool clear, float *scratch)
 {
     float part[Acc::COL_SLOTS];
@@ -1218,7 +1221,7 @@ __device__ __forceinline__ void reduce_cols(const Acc &src, frag_regs<Acc::COL_S
     }
 #pragma unroll
     for (int s = 0; s < Acc::COL_SLOTS; s++)
-        dst.v[s] = clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]);
+        dst.v[s] = (float)(TD)(clear ? part[s] : tile_combine<OP>(dst.v[s], part[s]));
 }
 
 /* tile_reduce_*(src, dst, DIM, clear) of a 2-D shared tile (smem_tile):

@@ -351,6 +351,20 @@ template <typename T> struct tile_round_ref {
     __device__ __forceinline__ tile_round_ref &operator-=(float x) { return *this = v - x; }
     __device__ __forceinline__ tile_round_ref &operator*=(float x) { return *this = v * x; }
     __device__ __forceinline__ tile_round_ref &operator/=(float x) { return *this = v / x; }
+    __device__ __forceinline__ tile_round_ref &operator++() { return *this = v + 1.0f; }
+    __device__ __forceinline__ tile_round_ref &operator--() { return *this = v - 1.0f; }
+    __device__ __forceinline__ float operator++(int)
+    {
+        const float old = v;
+        *this = v + 1.0f;
+        return old;
+    }
+    __device__ __forceinline__ float operator--(int)
+    {
+        const float old = v;
+        *this = v - 1.0f;
+        return old;
+    }
 };
 
 /* Named barrier 1 + team for a team of TEAM threads, the barrier's number

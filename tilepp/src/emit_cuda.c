@@ -111,20 +111,22 @@ static const RegCache *cache_of(const ParallelPlan *pp, const IrBuffer *buf)
  * with FORM_WIDE, those of cached buffers the cache's registers with
  * FORM_CACHED; shared tiles are called; the rest stays as written. */
 /* Element tile_e of a fragment's registers (which hold floats): a write
- * rounds to the fragment's element type, as the C assignment does. */
+ * rounds to the fragment's element type, as the C assignment does, for 1-D
+ * fragments as for 2-D ones. */
 static void put_fragment_element(Out *o, const IrAccess *a, const ParallelPlan *pp)
 {
     const char *t = unqualified(a->buf->elem.spelling);
     const IrBuffer *looped = pp->layout->frag;
+    const bool rounds = a->is_write && strcmp(t, "float") != 0;
+    if (rounds)
+        putf(o, "tile_round_ref<%s>(", t);
     if (a->buf->rank == 1 && looped->rank == 2) /* one value per row (column) of the loop's fragment */
         putf(o, "%s.v[decltype(%s)::%s_slot(tile_e)]", a->buf->name, looped->name,
              vec_contains(&pp->col_reads, a->buf) ? "col" : "row");
-    else if (a->buf->rank == 1) /* a loop over rows: its registers hold floats */
+    else /* the loop's own fragment, or a 1-D fragment in a loop over its rows (columns) */
         putf(o, "%s.v[tile_e]", a->buf->name);
-    else if (a->is_write && strcmp(t, "float") != 0)
-        putf(o, "tile_round_ref<%s>(%s.v[tile_e])", t, a->buf->name);
-    else
-        putf(o, "%s.v[tile_e]", a->buf->name);
+    if (rounds)
+        put(o, ")");
 }
 
 void put_code_form(Out *o, const IrCode *code, const ParallelPlan *pp, int form, bool statement)

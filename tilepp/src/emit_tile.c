@@ -409,12 +409,13 @@ void put_op(Block *bl, const IrTileOp *op, const char *indent)
             putf(o, "%stile80::reduce_into_shared<%s, %s, %d>(%s, %s, (%s) != 0, %s);\n", indent,
                  reduce_op_enum(op->reduce), op->reduce_abs ? "true" : "false", op->dim, op->src->name,
                  staged(bl, op->dst), op->clear, op->dim == 0 ? cols_scratch(bl) : "nullptr");
-        else if (op->dim == 1)
-            putf(o, "%stile80::reduce_rows<%s, %s>(%s, %s, (%s) != 0);\n", indent, reduce_op_enum(op->reduce),
-                 op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear);
+        else if (op->dim == 1) /* into a 1-D fragment, rounded to its element type */
+            putf(o, "%stile80::reduce_rows<%s, %s, %s>(%s, %s, (%s) != 0);\n", indent, reduce_op_enum(op->reduce),
+                 op->reduce_abs ? "true" : "false", elem(op->dst), op->src->name, op->dst->name, op->clear);
         else
-            putf(o, "%stile80::reduce_cols<%s, %s>(%s, %s, (%s) != 0, %s);\n", indent, reduce_op_enum(op->reduce),
-                 op->reduce_abs ? "true" : "false", op->src->name, op->dst->name, op->clear, cols_scratch(bl));
+            putf(o, "%stile80::reduce_cols<%s, %s, %s>(%s, %s, (%s) != 0, %s);\n", indent,
+                 reduce_op_enum(op->reduce), op->reduce_abs ? "true" : "false", elem(op->dst), op->src->name,
+                 op->dst->name, op->clear, cols_scratch(bl));
         break;
     case TILE_PRINT:
         put_print(bl, op, indent);
