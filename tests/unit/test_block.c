@@ -974,6 +974,44 @@ static void tile_ops_in_block_loops(void **state)
     assert_string_equal(gp->sm90_why,
                         "the block has a sequential loop (the variant runs one pipelined loop, and fragment work "
                         "around it)");
+    unit_teardown(NULL);
+    unit_setup(NULL);
+
+    /* a product after the pipelined loop (a two-layer MLP's second layer,
+     * its weights loaded before the loop) is named as the reason */
+    plan = unit_lower("#include <tilepp/tile.h>\n"
+                      "#pragma tile kernel threads(128)\n"
+                      "void mlp(int M, int K, const half X[M][K], const half W1[K][64], const half W2[64][64],\n"
+                      "         float Y[M][64])\n"
+                      "{\n"
+                      "#pragma tile grid\n"
+                      "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+                      "#pragma tile shared\n"
+                      "        half Xs[64][32], W1s[32][64], W2s[64][64];\n"
+                      "#pragma tile fragment\n"
+                      "        float Hf[64][64], Yf[64][64];\n"
+                      "#pragma tile fragment\n"
+                      "        half P[64][64];\n"
+                      "        tile_load(W2s, W2, 0, 0, 64, 64);\n"
+                      "        tile_clear(Hf);\n"
+                      "        tile_clear(Yf);\n"
+                      "#pragma tile pipelined stages(2)\n"
+                      "        for (int k = 0; k < tile_cdiv(K, 32); k++) {\n"
+                      "            tile_load(Xs, X, by * 64, k * 32, M, K);\n"
+                      "            tile_load(W1s, W1, k * 32, 0, K, 64);\n"
+                      "            tile_gemm(Xs, W1s, Hf);\n"
+                      "        }\n"
+                      "        tile_copy(P, Hf);\n"
+                      "        tile_gemm(P, W2s, Yf);\n"
+                      "        tile_store(Y, Yf, by * 64, 0, M, 64);\n"
+                      "    }\n"
+                      "}\n");
+    if (!plan)
+        fail_msg("refused:\n%s", unit_diag());
+    gp = unit_grid_plan(plan, "mlp", 0);
+    assert_null(gp->sm90);
+    assert_string_equal(gp->sm90_why,
+                        "a product runs outside the pipelined loop (the variant multiplies in the loop only)");
 }
 
 int main(void)

@@ -173,6 +173,10 @@ static bool plan_mainloop(Sm90Plan *p, const GridPlan *gp, const char **why)
             bool preload = i < p->pipe_at && s->op->kind == TILE_LOAD && s->op->dst->space == SPACE_SHARED;
             if (preload && !tma_load_ok(s->op, why))
                 return false;
+            if (!preload && s->op->kind == TILE_GEMM) {
+                *why = "a product runs outside the pipelined loop (the variant multiplies in the loop only)";
+                return false;
+            }
             if (!preload && !fragment_only(s->op)) {
                 *why = "shared memory is used outside the pipelined loop, other than loaded before it";
                 return false;
