@@ -978,6 +978,24 @@ static void put_command_line_macros(Out *o, const EmitNames *names)
     }
 }
 
+/* `#pragma push_macro("NAME")` and `#undef NAME` for each macro of the
+ * command line (`which` "push_macro"), or `#pragma pop_macro("NAME")`
+ * ("pop_macro"): around tilepp's own headers. */
+static void put_macro_shield(Out *o, const EmitNames *names, const char *which)
+{
+    bool push = strcmp(which, "push_macro") == 0;
+    for (int i = 0; i < names->nparse_args; i++) {
+        const char *a = names->parse_args[i];
+        if (a[0] != '-' || (a[1] != 'D' && a[1] != 'U'))
+            continue;
+        const char *text = a[2] || i + 1 >= names->nparse_args ? a + 2 : names->parse_args[++i];
+        int name_len = (int)strcspn(text, "=(");
+        putf(o, "#pragma %s(\"%.*s\")\n", which, name_len, text);
+        if (push)
+            putf(o, "#undef %.*s\n", name_len, text);
+    }
+}
+
 void put_file_head(Out *o, const Plan *plan)
 {
     const EmitNames *names = o->names;
@@ -989,6 +1007,11 @@ void put_file_head(Out *o, const Plan *plan)
     put(o, "#define TILEPP_GENERATED_CUDA 1\n");
     put_command_line_macros(o, names);
     put(o, "#include <tilepp/tile.h>\n");
+    /* tilepp's device headers see none of the command line's macros (a
+     * -DBM=64 would rename their own BM); tile.h and the file's code do */
+    bool own_headers = plan_uses_tiles(plan) || plan_uses_sm90(plan) || m->debug || plan->tuned.len;
+    if (own_headers)
+        put_macro_shield(o, names, "push_macro");
     if (plan_uses_tiles(plan))
         put(o, "#include <tilepp/tile_mma_sm80.cuh>\n");
     if (plan_uses_sm90(plan))
@@ -997,6 +1020,8 @@ void put_file_head(Out *o, const Plan *plan)
         put(o, "#include <tilepp/tile_debug.cuh>\n");
     if (plan->tuned.len) /* the autotuner the tuned launchers call */
         put(o, "#include <tilepp/tile_tune.cuh>\n");
+    if (own_headers)
+        put_macro_shield(o, names, "pop_macro");
     putf(o, "#include \"%s\"\n\n", names->header_name);
     put(o, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n");
     putf(o, "#error \"tilepp: %s was translated for sm_80 and newer (--arch", names->source_name);
