@@ -249,6 +249,8 @@ static bool stmt_mentions(const IrStmt *s, const char *name)
         return code_mentions(s->code, name);
     case STMT_SEQ:
         return code_mentions(s->seq->header, name) || list_mentions(&s->seq->body, name);
+    case STMT_PIPELINED: /* its loops over fragments (an attention's bias or mask) */
+        return list_mentions(&s->pipe->body, name);
     default:
         return false;
     }
