@@ -87,9 +87,9 @@ static void same_text_is_not_written(void **state)
 {
     (void)state;
     OutputFile files[] = {{in_dir("a.cu"), "cuda\n"}, {in_dir("a.h"), "header\n"}};
-    assert_true(write_outputs(files, 2));
+    assert_true(write_outputs(files, 2, NULL));
     Stamp cu = stamp(files[0].path), h = stamp(files[1].path);
-    assert_true(write_outputs(files, 2));
+    assert_true(write_outputs(files, 2, NULL));
     assert_true(same_stamp(cu, stamp(files[0].path)));
     assert_true(same_stamp(h, stamp(files[1].path)));
     assert_int_equal(entries(), 2); /* no temporary file left */
@@ -99,10 +99,10 @@ static void only_changed_files_are_written(void **state)
 {
     (void)state;
     OutputFile old[] = {{in_dir("b.cu"), "old cuda\n"}, {in_dir("b.h"), "header\n"}};
-    assert_true(write_outputs(old, 2));
+    assert_true(write_outputs(old, 2, NULL));
     Stamp cu = stamp(old[0].path), h = stamp(old[1].path);
     OutputFile now[] = {{in_dir("b.cu"), "new cuda\n"}, {in_dir("b.h"), "header\n"}};
-    assert_true(write_outputs(now, 2));
+    assert_true(write_outputs(now, 2, NULL));
     assert_false(same_stamp(cu, stamp(now[0].path)));
     assert_true(same_stamp(h, stamp(now[1].path)));
     assert_string_equal(slurp(now[0].path), "new cuda\n");
@@ -113,11 +113,11 @@ static void prefix_is_a_change(void **state)
 {
     (void)state;
     OutputFile full[] = {{in_dir("c.cu"), "cuda\nmore\n"}};
-    assert_true(write_outputs(full, 1));
+    assert_true(write_outputs(full, 1, NULL));
     OutputFile shorter[] = {{in_dir("c.cu"), "cuda\n"}};
-    assert_true(write_outputs(shorter, 1));
+    assert_true(write_outputs(shorter, 1, NULL));
     assert_string_equal(slurp(full[0].path), "cuda\n");
-    assert_true(write_outputs(full, 1));
+    assert_true(write_outputs(full, 1, NULL));
     assert_string_equal(slurp(full[0].path), "cuda\nmore\n");
 }
 
@@ -127,11 +127,11 @@ static void roll_back_keeps_untouched_files(void **state)
 {
     (void)state;
     OutputFile old[] = {{in_dir("d.cu"), "same\n"}, {in_dir("d.h"), "old header\n"}};
-    assert_true(write_outputs(old, 2));
+    assert_true(write_outputs(old, 2, NULL));
     Stamp cu = stamp(old[0].path);
     assert_int_equal(mkdir(in_dir("d.d"), 0755), 0); /* the depfile's rename fails */
     OutputFile now[] = {{in_dir("d.cu"), "same\n"}, {in_dir("d.h"), "new header\n"}, {in_dir("d.d"), "deps\n"}};
-    assert_false(write_outputs(now, 3));
+    assert_false(write_outputs(now, 3, NULL));
     assert_int_equal(diag_error_count(), 1);
     assert_true(same_stamp(cu, stamp(old[0].path)));
     assert_string_equal(slurp(old[0].path), "same\n");
@@ -146,7 +146,7 @@ static void directory_is_not_an_empty_file(void **state)
     (void)state;
     assert_int_equal(mkdir(in_dir("e.d"), 0755), 0);
     OutputFile files[] = {{in_dir("e.d"), ""}};
-    assert_false(write_outputs(files, 1));
+    assert_false(write_outputs(files, 1, NULL));
     assert_int_equal(diag_error_count(), 1);
 }
 

@@ -340,7 +340,7 @@ static int emit_ptx_in(const char *tmp, Options *opt, const Vec *archs, const ch
     const char *depfile = opt->depfile ? opt->depfile : aprintf("%s.d", base);
     if (opt->make_depfile && !read_back(t.depfile, depfile, &files[n++]))
         return 1;
-    return write_outputs(files, n) ? 0 : 1;
+    return write_outputs(files, n, opt->input) ? 0 : 1;
 }
 
 int emit_ptx(Options *opt, const char *arch_list, int (*translate)(Options *opt))

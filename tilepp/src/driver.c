@@ -149,7 +149,7 @@ static int emit_outputs(const Options *opt, const FrontEnd *fe, const IrModule *
     }
     if (opt->syntax_only)
         return 0;
-    return write_outputs(files, n) ? 0 : 1;
+    return write_outputs(files, n, opt->input) ? 0 : 1;
 }
 
 /* Takes the kernels with a tune space out of m: they are lowered once per

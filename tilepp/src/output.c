@@ -115,17 +115,77 @@ static bool commit(const OutputFile *files, char **temps, int n)
     return ok;
 }
 
-bool write_outputs(const OutputFile *files, int n)
+/* Whether a and b name one file: the same existing file (device and
+ * inode), or, where neither exists yet, the same path as written. */
+static bool same_file(const char *a, const char *b)
 {
+    struct stat sa, sb;
+    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return !ea && !eb && strcmp(a, b) == 0;
+}
+
+/* A device, FIFO or socket (`-o /dev/null`): written in place, as a
+ * compiler writes it, never replaced by a renamed regular file. */
+static bool special_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+static bool write_in_place(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    size_t len = strlen(text);
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    ok = (f ? fclose(f) == 0 : false) && ok;
+    if (!ok)
+        error_at((SrcLoc){0}, "cannot write '%s': %s", path, strerror(errno));
+    return ok;
+}
+
+/* No output may be the input, nor two outputs one file (the second would
+ * silently replace the first). */
+static bool distinct_outputs(const OutputFile *files, int n, const char *input)
+{
+    for (int i = 0; i < n; i++) {
+        if (strcmp(files[i].path, "-") == 0 || special_file(files[i].path))
+            continue;
+        if (input && same_file(files[i].path, input)) {
+            error_at((SrcLoc){0}, "the output '%s' is the input file; name another with -o or --header", files[i].path);
+            return false;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(files[j].path, "-") != 0 && same_file(files[i].path, files[j].path)) {
+                error_at((SrcLoc){0}, "'%s' is named for two outputs; give each its own file", files[i].path);
+                return false;
+            }
+    }
+    return true;
+}
+
+bool write_outputs(const OutputFile *files, int n, const char *input)
+{
+    if (!distinct_outputs(files, n, input))
+        return false;
     char **temps = anew((size_t)n * sizeof *temps);
+    bool *in_place = anew((size_t)n * sizeof *in_place);
     bool ok = true;
-    for (int i = 0; i < n && ok; i++)
-        if (strcmp(files[i].path, "-") != 0 && !holds(files[i].path, files[i].text))
+    for (int i = 0; i < n && ok; i++) {
+        if (strcmp(files[i].path, "-") == 0)
+            continue;
+        in_place[i] = special_file(files[i].path);
+        if (!in_place[i] && !holds(files[i].path, files[i].text))
             ok = write_temp(files[i].path, files[i].text, &temps[i]);
+    }
     ok = ok && commit(files, temps, n);
     for (int i = 0; i < n; i++)
         if (temps[i])
             remove(temps[i]);
+    for (int i = 0; i < n && ok; i++)
+        if (in_place[i])
+            ok = write_in_place(files[i].path, files[i].text);
     for (int i = 0; i < n && ok; i++)
         if (strcmp(files[i].path, "-") == 0)
             fputs(files[i].text, stdout);

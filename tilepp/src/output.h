@@ -15,7 +15,10 @@ typedef struct OutputFile {
     const char *text;
 } OutputFile;
 
-/* Writes all files or none; reports and returns false on failure. */
-bool write_outputs(const OutputFile *files, int n);
+/* Writes all files or none; reports and returns false on failure, and
+ * when an output is `input` (NULL: none to protect) or two outputs name one
+ * file. An existing device or FIFO (`-o /dev/null`) is written in place,
+ * after the others. */
+bool write_outputs(const OutputFile *files, int n, const char *input);
 
 #endif
