@@ -264,6 +264,86 @@ static bool host_reads_slot(const KernelPlan *kp)
     return ok;
 }
 
+/* Whether the statements may write buffer b: element writes (or an
+ * element's address taken) in loops and block statements, tile stores. */
+static bool list_writes(const Vec *stmts, const IrBuffer *b)
+{
+    for (int i = 0; i < stmts->len; i++) {
+        const IrStmt *s = stmts->items[i];
+        const Vec *accesses = s->kind == STMT_PARALLEL ? &s->par->accesses : &s->accesses;
+        for (int a = 0; a < accesses->len; a++) {
+            const IrAccess *acc = accesses->items[a];
+            if (acc->buf == b && (acc->is_write || acc->escapes))
+                return true;
+        }
+        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_STORE && s->op->mat.buf == b)
+            return true;
+        const Vec *nested = s->kind == STMT_GRID ? &s->grid->body : stmt_nested(s);
+        if (nested && list_writes(nested, b))
+            return true;
+    }
+    return false;
+}
+
+static int stmt_position(const IrKernel *k, const IrStmt *s)
+{
+    for (int i = 0; i < k->stmts.len; i++)
+        if (k->stmts.items[i] == s)
+            return i;
+    return -1;
+}
+
+/* A declaration at the kernel's top level is evaluated again by each kernel
+ * that reads it (every thread, as it starts), not once where the C has it.
+ * One that reads memory sees what the C saw only if nothing writes that
+ * memory from the declaration up to the loop at `at` that reads it, this
+ * loop included (its other threads write while a thread starts). */
+static bool decls_stay_current(const IrKernel *k, const Vec *decls, int at)
+{
+    bool ok = true;
+    for (int i = 0; i < decls->len; i++) {
+        const IrStmt *d = decls->items[i];
+        int from = stmt_position(k, d);
+        for (int p = 0; d->reads_memory && from >= 0 && p < k->params.len; p++) {
+            const IrParam *param = k->params.items[p];
+            if (param->kind != PARAM_BUFFER || !code_mentions(d->code, param->name))
+                continue;
+            for (int j = from + 1; j <= at; j++) {
+                const IrStmt *s = k->stmts.items[j];
+                Vec one = {(void **)&k->stmts.items[j], 1, 1};
+                if ((s->kind != STMT_PARALLEL && s->kind != STMT_GRID) || !list_writes(&one, param->buf))
+                    continue;
+                error_at(d->loc,
+                         "'%s' reads '%s', which the %s at line %d writes %s: each GPU kernel that uses '%s' "
+                         "evaluates this declaration again as it starts, so it would not see what the C sees here: "
+                         "pass the value as a parameter",
+                         (const char *)d->decl_names.items[0], param->name,
+                         s->kind == STMT_GRID ? "grid" : "loop", s->loc.line,
+                         j == at ? "while it uses the value" : "before a later loop uses the value",
+                         (const char *)d->decl_names.items[0]);
+                ok = false;
+                break;
+            }
+        }
+    }
+    return ok;
+}
+
+static bool kernel_decls_stay_current(const KernelPlan *kp)
+{
+    bool ok = true;
+    for (int i = 0; i < kp->parallels.len; i++) {
+        const ParallelPlan *pp = kp->parallels.items[i];
+        ok &= decls_stay_current(kp->k, &pp->decls, pp->stmt_index);
+        ok &= decls_stay_current(kp->k, &pp->combine_decls, pp->stmt_index);
+    }
+    for (int i = 0; i < kp->grids.len; i++) {
+        const GridPlan *gp = kp->grids.items[i];
+        ok &= decls_stay_current(kp->k, &gp->decls, gp->stmt_index);
+    }
+    return ok;
+}
+
 Plan *lower_module(const IrModule *m)
 {
     Plan *plan = anew(sizeof *plan);
@@ -300,7 +380,7 @@ Plan *lower_module(const IrModule *m)
             plan_grid_reduction(kp, pp);
             vec_push(&kp->parallels, pp);
         }
-        ok &= plan_host_decls(kp) && host_reads_slot(kp);
+        ok &= plan_host_decls(kp) && host_reads_slot(kp) && kernel_decls_stay_current(kp);
         vec_push(&plan->kernels, kp);
     }
     return ok ? plan : NULL;
