@@ -367,6 +367,21 @@ static bool uses_restrict(Builder *b, const Closure *cl)
     return false;
 }
 
+/* A helper declared before the kernels and defined after them (C's usual
+ * order with a prototype): its first declaration goes into the CUDA too,
+ * where it stands, so that the kernels between see it. */
+static void add_prototype(Builder *b, const PreludeItem *item, Vec *sorted)
+{
+    if (kind_of(item->cursor) != CXCursor_FunctionDecl)
+        return;
+    CXCursor first = clang_getCanonicalCursor(item->cursor);
+    unsigned begin, end;
+    if (clang_equalCursors(first, item->cursor) || !fe_in_main_file(b->fe, first) ||
+        !fe_cursor_range(b->fe, first, &begin, &end) || begin >= item->begin)
+        return;
+    add_prelude(b, PRELUDE_FUNCTION, first, aprintf("%s;", build_plain_text(b, first)), begin, sorted);
+}
+
 bool build_prelude(Builder *b)
 {
     Closure cl = {.b = b};
@@ -385,6 +400,7 @@ bool build_prelude(Builder *b)
             continue; /* `struct {...}` of `typedef struct {...} name`: comes with the typedef */
         add_prelude(b, prelude_kind(item->cursor), item->cursor, build_plain_text(b, item->cursor), item->begin,
                     &sorted);
+        add_prototype(b, item, &sorted);
     }
     int n = sorted.len / 2;
     PreludeEntry *entries = anew((size_t)(n + 1) * sizeof *entries);
