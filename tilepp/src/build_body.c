@@ -1003,6 +1003,10 @@ static void walk_node(Walk *w, CXCursor c, Use use)
             w->failed = true;
             return;
         }
+        /* printing is an effect the C has once: a statement of a block that
+         * prints runs on one thread of the team, as one that writes memory */
+        if (w->mode == CODE_UNIFORM && strcmp(spelling(c), "printf") == 0)
+            w->fx.writes_memory = true;
         walk_children(w, c, 99, USE_READ);
         return;
     default:

@@ -172,6 +172,28 @@ static bool spelled_in_tile_header(CXCursor c)
     return str_ends_with(name, "tilepp/tile.h") || str_ends_with(name, "tilepp/tile_ops.h");
 }
 
+/* A function of the C library's headers that CUDA device code lacks (its
+ * math library, printf, malloc, free, memcpy, memset and clock it has):
+ * refused by name here rather than left for nvcc to reject. */
+static bool host_only_function(CXCursor fn)
+{
+    static const char *const names[] = {
+        "puts",    "putchar", "fputs",   "fputc",  "putc",    "fwrite",   "fread",   "fopen",  "fclose", "fflush",
+        "fgets",   "fgetc",   "getc",    "getchar", "perror", "remove",   "rename",  "rand",   "srand",  "rand_r",
+        "time",    "exit",    "_Exit",   "abort",  "atexit",  "system",   "getenv",  "atoi",   "atol",   "atoll",
+        "atof",    "strtol",  "strtoul", "strtoll", "strtoull", "strtod", "strtof",  "qsort",  "bsearch", "calloc",
+        "realloc", "strdup",  "strlen",  "strcmp", "strncmp", "strcpy",   "strncpy", "strcat", "strchr", "strstr",
+        "sleep",   "usleep",
+    };
+    if (!clang_Location_isInSystemHeader(clang_getCursorLocation(fn)))
+        return false;
+    char *name = spelling(fn);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
 /* A call the GPU code cannot make as the C does: through a function
  * pointer (tilepp cannot see which function it reaches, nor make that one a
  * device function), or of a variadic function (CUDA device code has no
@@ -195,8 +217,18 @@ static bool check_call(Closure *cl, CXCursor call)
         cl->failed = true;
         return false;
     }
-    if (!clang_Cursor_isVariadic(fn) || in_tile_header(b, fn))
+    if (in_tile_header(b, fn))
         return true; /* tile.h's own functions: the device runtime has them */
+    if (host_only_function(fn)) {
+        error_at(loc_of(b, call),
+                 "'%s' is a C library function that CUDA device code does not have (kernels may call the math "
+                 "library, printf, malloc, free, memcpy and memset, and the file's own functions)",
+                 spelling(fn));
+        cl->failed = true;
+        return false;
+    }
+    if (!clang_Cursor_isVariadic(fn))
+        return true;
     char *name = spelling(fn);
     if (strcmp(name, "printf") == 0 && clang_Location_isInSystemHeader(clang_getCursorLocation(fn))) {
         warning_at(loc_of(b, call),
