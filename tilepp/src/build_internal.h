@@ -70,6 +70,13 @@ bool is_block_var(Builder *b, CXCursor decl);
  * extents of expression statements): after that ';'. */
 unsigned statement_end(const FrontEnd *fe, unsigned end);
 
+/* build_names.c */
+/* Refuses the names the generated C++ cannot declare (C++ keywords, CUDA's
+ * built-ins and file-scope declarations, tilepp's tile_ names) in the
+ * kernels (their parameters and locals) and the declarations `used` (the
+ * prelude's cursors), and functions named like a kernel's launcher. */
+void check_names(Builder *b, const Vec *kernels, const Vec *used);
+
 /* const_eval.c */
 /* The definition of `name` (enum constant, macro or variable) in effect at
  * byte `at` of the main file; false if there is none. */

@@ -178,12 +178,12 @@ static bool spelled_in_tile_header(CXCursor c)
 static bool host_only_function(CXCursor fn)
 {
     static const char *const names[] = {
-        "puts",    "putchar", "fputs",   "fputc",  "putc",    "fwrite",   "fread",   "fopen",  "fclose", "fflush",
-        "fgets",   "fgetc",   "getc",    "getchar", "perror", "remove",   "rename",  "rand",   "srand",  "rand_r",
-        "time",    "exit",    "_Exit",   "abort",  "atexit",  "system",   "getenv",  "atoi",   "atol",   "atoll",
-        "atof",    "strtol",  "strtoul", "strtoll", "strtoull", "strtod", "strtof",  "qsort",  "bsearch", "calloc",
-        "realloc", "strdup",  "strlen",  "strcmp", "strncmp", "strcpy",   "strncpy", "strcat", "strchr", "strstr",
-        "sleep",   "usleep",
+        "puts",   "putchar", "fputs",   "fputc",  "putc",    "fwrite",  "fread",   "fopen",    "fclose",
+        "fflush", "fgets",   "fgetc",   "getc",   "getchar", "perror",  "remove",  "rename",   "rand",
+        "srand",  "rand_r",  "time",    "exit",   "_Exit",   "abort",   "atexit",  "system",   "getenv",
+        "atoi",   "atol",    "atoll",   "atof",   "strtol",  "strtoul", "strtoll", "strtoull", "strtod",
+        "strtof", "qsort",   "bsearch", "calloc", "realloc", "strdup",  "strlen",  "strcmp",   "strncmp",
+        "strcpy", "strncpy", "strcat",  "strchr", "strstr",  "sleep",   "usleep",
     };
     if (!clang_Location_isInSystemHeader(clang_getCursorLocation(fn)))
         return false;
@@ -448,5 +448,14 @@ bool build_prelude(Builder *b)
     }
     for (int i = 0; i < n; i++)
         vec_push(&b->m->prelude, entries[i].item);
+    Vec kernels = {0}, used = {0};
+    for (int i = 0; i < b->fe->attached.len; i++) {
+        const Attached *a = b->fe->attached.items[i];
+        if (a->pragma->kind == PRAGMA_KERNEL)
+            vec_push(&kernels, (void *)&a->target);
+    }
+    for (int i = 0; i < cl.items.len; i++)
+        vec_push(&used, &((PreludeItem *)cl.items.items[i])->cursor);
+    check_names(b, &kernels, &used);
     return !cl.failed;
 }

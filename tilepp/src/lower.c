@@ -317,9 +317,8 @@ static bool decls_stay_current(const IrKernel *k, const Vec *decls, int at)
                          "'%s' reads '%s', which the %s at line %d writes %s: each GPU kernel that uses '%s' "
                          "evaluates this declaration again as it starts, so it would not see what the C sees here: "
                          "pass the value as a parameter",
-                         (const char *)d->decl_names.items[0], param->name,
-                         s->kind == STMT_GRID ? "grid" : "loop", s->loc.line,
-                         j == at ? "while it uses the value" : "before a later loop uses the value",
+                         (const char *)d->decl_names.items[0], param->name, s->kind == STMT_GRID ? "grid" : "loop",
+                         s->loc.line, j == at ? "while it uses the value" : "before a later loop uses the value",
                          (const char *)d->decl_names.items[0]);
                 ok = false;
                 break;
