@@ -76,6 +76,9 @@ unsigned statement_end(const FrontEnd *fe, unsigned end);
  * kernels (their parameters and locals) and the declarations `used` (the
  * prelude's cursors), and functions named like a kernel's launcher. */
 void check_names(Builder *b, const Vec *kernels, const Vec *used);
+/* Why the CUDA, where the file's macros are copied, cannot define a macro of
+ * this name (it would rename a name the generated code uses), or NULL. */
+char *macro_name_refusal(const char *name);
 
 /* const_eval.c */
 /* The definition of `name` (enum constant, macro or variable) in effect at

@@ -59,6 +59,111 @@ static const char *const cuda_file_scope[] = {
     "y0f",        "y1f",        "ynf",        "__syncthreads",
 };
 
+/* Names the generated code spells after the file's macros are defined
+ * (members and functions of tilepp's device headers, threadIdx.x ...): a
+ * macro of that name, copied into the CUDA with the file's others, would
+ * rename them. From the generated files of tests/translate/golden, where
+ * the test macro_names keeps this list complete. */
+static const char *const generated_names[] = {
+    "COUNT",
+    "PATH_SM80",
+    "PATH_SM90",
+    "accum",
+    "align_smem",
+    "clear",
+    "col_of",
+    "cols_frag",
+    "commit",
+    "consume",
+    "consumer_group",
+    "consumer_setmaxnreg",
+    "copier",
+    "count",
+    "cuda",
+    "device_is_sm90",
+    "done",
+    "drain",
+    "epilogue_chunk",
+    "failed",
+    "fence_operands",
+    "for_each",
+    "for_each_owned",
+    "for_each_shared",
+    "full",
+    "give_back",
+    "has_sm90a",
+    "hi",
+    "hold_wait",
+    "index_of",
+    "init",
+    "iter_counter",
+    "iter_queue",
+    "lead_dims",
+    "lo",
+    "load",
+    "load_async",
+    "make_tmap",
+    "mma",
+    "mma_rs",
+    "next_tile",
+    "pack",
+    "packed_a",
+    "parts",
+    "pass",
+    "path",
+    "path_choice",
+    "path_from_env",
+    "persistent_blocks",
+    "pipeline",
+    "produce",
+    "producer",
+    "producer_setmaxnreg",
+    "ptr",
+    "ptx",
+    "put",
+    "read_or_zero",
+    "reduce_cols",
+    "reduce_rows",
+    "release",
+    "row_of",
+    "row_slot",
+    "rows_frag",
+    "skip",
+    "slots",
+    "smem_tile",
+    "smem_vec",
+    "step",
+    "store",
+    "store_tma",
+    "store_tma_finish",
+    "strips",
+    "take",
+    "tile",
+    "timing",
+    "tma_load",
+    "turns",
+    "v",
+    "vec_frag",
+    "wait",
+    "wgmma_wait",
+    "work",
+    "write_inside",
+    "x",
+    "y",
+    "z",
+};
+
+char *macro_name_refusal(const char *name)
+{
+    if (NAME_IN(name, generated_names))
+        return aprintf("the macro '%s' would rename '%s', which the generated code uses (a member or function of "
+                       "tilepp's device code, or of CUDA's threadIdx): rename the macro",
+                       name, name);
+    if (NAME_IN(name, cxx_keywords))
+        return aprintf("the macro '%s' is a keyword of C++, the language of the generated CUDA: rename it", name);
+    return NULL;
+}
+
 static bool declares_name(enum CXCursorKind k)
 {
     switch (k) {

@@ -339,6 +339,9 @@ static enum CXChildVisitResult collect_directives(CXCursor c, CXCursor parent, C
         !fe_cursor_range(b->fe, c, &begin, &end))
         return CXChildVisit_Continue;
     char *text = astrndup(b->fe->text + begin, end - begin);
+    char *why = k == CXCursor_MacroDefinition ? macro_name_refusal(spelling(c)) : NULL;
+    if (why)
+        error_at(loc_of(b, c), "%s", why);
     if (k == CXCursor_MacroDefinition)
         add_prelude(b, PRELUDE_MACRO, c, aprintf("#define %s", text), begin, sorted);
     else
