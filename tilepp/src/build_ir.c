@@ -205,7 +205,25 @@ typedef struct UseScan {
     Builder *b;
     Vec *names;
     bool reads_memory;
+    CXCursor changes; /* an assignment, ++ or -- in the initializer; null cursor: none */
 } UseScan;
+
+static bool changes_variable(CXCursor c)
+{
+    switch (kind_of(c)) {
+    case CXCursor_CompoundAssignOperator:
+        return true;
+    case CXCursor_BinaryOperator:
+        return clang_getCursorBinaryOperatorKind(c) == CXBinaryOperator_Assign;
+    case CXCursor_UnaryOperator: {
+        enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+        return op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec || op == CXUnaryOperator_PreInc ||
+               op == CXUnaryOperator_PreDec;
+    }
+    default:
+        return false;
+    }
+}
 
 static enum CXChildVisitResult scan_uses(CXCursor c, CXCursor parent, CXClientData data)
 {
@@ -219,6 +237,8 @@ static enum CXChildVisitResult scan_uses(CXCursor c, CXCursor parent, CXClientDa
             vec_push(s->names, spelling(d));
     } else if (is_memory_read(c))
         s->reads_memory = true;
+    if (clang_Cursor_isNull(s->changes) && changes_variable(c))
+        s->changes = c;
     return CXChildVisit_Recurse;
 }
 
@@ -247,9 +267,17 @@ IrStmt *build_decl_stmt(Builder *b, CXCursor stmt)
         vec_push(&s->decl_names, spelling(var));
         CXCursor *saved = anew(sizeof *saved);
         *saved = var;
-        UseScan scan = {b, &s->decl_uses, false};
+        UseScan scan = {b, &s->decl_uses, false, clang_getNullCursor()};
         clang_visitChildren(var, scan_uses, &scan);
         s->reads_memory |= scan.reads_memory;
+        if (!b->grid && !clang_Cursor_isNull(scan.changes)) {
+            error_at(loc_of(b, scan.changes),
+                     "a declaration at the kernel's top level that changes a variable: each kernel that uses '%s', "
+                     "and the launcher, evaluate it again, so the change would not happen once as in the C; compute "
+                     "the value without assigning, ++ or --",
+                     spelling(var));
+            return NULL;
+        }
         vec_push(b->grid ? &b->block_locals : &b->kernel_locals, saved);
     }
     unsigned begin, end;

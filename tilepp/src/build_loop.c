@@ -155,11 +155,28 @@ static CXCursor memory_read_in(CXCursor c)
     return found;
 }
 
+/* Whether the `for` of a loop is spelled inside a macro (`FOR(i, n)`): its
+ * header's text is then the macro's use, not C the launcher can evaluate. */
+static bool written_by_macro(CXCursor loop)
+{
+    CXSourceLocation at = clang_getCursorLocation(loop);
+    CXFile spelled, expanded;
+    unsigned spelled_offset, expanded_offset;
+    clang_getSpellingLocation(at, &spelled, NULL, NULL, &spelled_offset);
+    clang_getExpansionLocation(at, &expanded, NULL, NULL, &expanded_offset);
+    return !clang_File_isEqual(spelled, expanded) || spelled_offset != expanded_offset;
+}
+
 /* Parses `for (T v = lo; v REL hi; v += step)`. */
 bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXCursor *body_out)
 {
     Children ch = children_of(loop);
     l->loc = loc_of(b, loop);
+    if (written_by_macro(loop)) {
+        error_at(l->loc, "this loop is written by a macro: tilepp reads a pragma's loop as written; write the 'for' "
+                         "statement out (a macro in its bounds or body is fine)");
+        return false;
+    }
     if (ch.n != 4)
         goto fail;
     CXCursor init = ch.items[0];
@@ -330,7 +347,8 @@ IrParallel *build_parallel(Builder *b, CXCursor loop, const Pragma *pragma)
         }
         b->loop_vars[par->depth++] = var;
         CXCursor inner;
-        if (par->depth == IR_MAX_NEST || !only_loop_in(body, &inner) || fe_attached_on(b->fe, inner))
+        if (par->depth == IR_MAX_NEST || !only_loop_in(body, &inner) || fe_attached_on(b->fe, inner) ||
+            written_by_macro(inner)) /* a macro's loop stays in the body, each thread running it */
             break;
         /* Collapse only rectangular, canonical inner loops. */
         Children ch = children_of(inner);

@@ -300,6 +300,17 @@ static enum CXChildVisitResult visit_references(CXCursor c, CXCursor parent, CXC
 {
     Closure *cl = data;
     enum CXCursorKind k = kind_of(c);
+    CXCursor owner = clang_getCursorSemanticParent(c);
+    if (k == CXCursor_VarDecl && clang_Cursor_getStorageClass(c) == CX_SC_Static &&
+        !is_const_object(clang_getCursorType(c)) && kind_of(owner) == CXCursor_FunctionDecl &&
+        !is_kernel_function(cl->b, owner)) { /* a kernel's own statics are refused where they stand */
+        error_at(loc_of(cl->b, c),
+                 "static variable '%s' in a function that kernels call: the C has one for the whole program, which "
+                 "the GPU's threads would all change at once; pass what it keeps as a parameter",
+                 spelling(c));
+        cl->failed = true;
+        return CXChildVisit_Continue;
+    }
     if (k == CXCursor_CallExpr && !check_call(cl, c))
         return CXChildVisit_Continue; /* refused: what it calls is not looked into */
     check_device_value(cl, c, parent);
