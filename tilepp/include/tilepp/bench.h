@@ -427,7 +427,7 @@ static inline tile_bench_sustained tile_bench_sustain(tile_bench_fn fn, void *ct
         done++;
         per_batch_ms = t;
         elapsed += t * 1e-3;
-        if (elapsed < settle)
+        if (elapsed < settle || s.batches == cap) /* cap: batches shorter than estimated, still in flight */
             continue;
         ms[s.batches++] = (double)t / batch;
         if ((elapsed - last_read) * 1e3 >= TILE_BENCH_BOARD_EVERY_MS) {
