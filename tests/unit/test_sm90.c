@@ -265,8 +265,8 @@ static void reasons(void **state)
     assert_non_null(at);
     expect_reason(
         aprintf("%.*stile_load(As, A, by * BM_, k * BK_, M - by, K)%s", (int)(at - src), src, at + strlen(from)),
-        "a load's matrix extents depend on values only the kernel has, or it slices more than 3 "
-        "subscripts");
+        "a load's matrix extents depend on values only the kernel has (read from memory, or the grid's "
+        "variables), where the launcher makes its tensor map");
     /* a float shared tile loaded before the loop (products read 16-bit tiles) */
     src = gemm(128, 64, 64, 32, 2, false, false, "half", NULL);
     from = "            tile_clear(Cf);\n";

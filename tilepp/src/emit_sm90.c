@@ -88,8 +88,8 @@ static void put_comment(Out *o, const GridPlan *gp)
     if (p->shallow)
         putf(o,
              "// The launcher takes it only with TILEPP_PATH=sm90: its pipeline keeps %lld KB of copies in flight per "
-             "SM,\n// too few to feed wgmma (%d KB or more do), where the sm_80 kernel is faster. Deepen stages or "
-             "BK for this variant.\n",
+             "SM,\n// too few to feed wgmma (%d KB or more do), where the sm_80 kernel is faster. More stages, or "
+             "larger tiles a stage, for this variant.\n",
              p->in_flight / 1024, SM90_MIN_IN_FLIGHT / 1024);
 }
 

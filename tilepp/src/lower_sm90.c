@@ -313,8 +313,13 @@ static bool add_tile(Sm90Plan *p, const IrKernel *k, const IrGrid *g, const IrTi
         *why = "a shared tile is loaded twice in one iteration";
         return false;
     }
-    if (op->mat.nlead > 3 || !host_extents(k, g, p->pipe, op)) {
-        *why = "a load's matrix extents depend on values only the kernel has, or it slices more than 3 subscripts";
+    if (op->mat.nlead > 3) {
+        *why = "a load slices its matrix with more than 3 subscripts (a tensor map has at most 5 dimensions)";
+        return false;
+    }
+    if (!host_extents(k, g, p->pipe, op)) { /* the launcher makes the tensor maps */
+        *why = "a load's matrix extents depend on values only the kernel has (read from memory, or the grid's "
+               "variables), where the launcher makes its tensor map";
         return false;
     }
     Sm90Tile *st = plan_tile(p, op, preload, why);
