@@ -385,15 +385,6 @@ static bool build_kernel_stmt(Builder *b, CXCursor stmt)
     return false;
 }
 
-/* Whether `w` is one of the NULL-terminated `words`. */
-static bool word_in(const char *w, const char *const *words)
-{
-    for (int i = 0; words[i]; i++)
-        if (strcmp(w, words[i]) == 0)
-            return true;
-    return false;
-}
-
 /* Words a work expression may use besides parameters and constants. */
 static const char *const work_keywords[] = {"sizeof", "char",   "short", "int",  "long",     "unsigned", "signed",
                                             "float",  "double", "half",  "bf16", "bfloat16", NULL};

@@ -9,16 +9,6 @@
 #include <ctype.h>
 #include <string.h>
 
-static bool name_in(const char *name, const char *const *names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(name, names[i]) == 0)
-            return true;
-    return false;
-}
-
-#define NAME_IN(name, list) name_in((name), (list), sizeof(list) / sizeof(list)[0])
-
 /* C++ keywords (and alternative operator spellings) that are ordinary
  * identifiers in C. */
 static const char *const cxx_keywords[] = {
@@ -28,12 +18,12 @@ static const char *const cxx_keywords[] = {
     "mutable",   "namespace", "new",       "noexcept",  "not",          "not_eq",           "nullptr",    "operator",
     "or",        "or_eq",     "private",   "protected", "public",       "reinterpret_cast", "requires",   "static_cast",
     "template",  "this",      "throw",     "try",       "typeid",       "typename",         "using",      "virtual",
-    "xor",       "xor_eq",
+    "xor",       "xor_eq",    NULL,
 };
 
 /* Built-in variables and types the kernels tilepp writes use: a declaration
  * of the name hides them. */
-static const char *const cuda_builtins[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3"};
+static const char *const cuda_builtins[] = {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", NULL};
 
 /* Functions and types CUDA's headers declare at file scope that a C file
  * may define for itself: its own would be a second definition. */
@@ -57,6 +47,7 @@ static const char *const cuda_file_scope[] = {
     "j1",         "jn",         "y0",         "y1",
     "yn",         "j0f",        "j1f",        "jnf",
     "y0f",        "y1f",        "ynf",        "__syncthreads",
+    NULL,
 };
 
 /* Names the generated code spells after the file's macros are defined
@@ -151,15 +142,16 @@ static const char *const generated_names[] = {
     "x",
     "y",
     "z",
+    NULL,
 };
 
 char *macro_name_refusal(const char *name)
 {
-    if (NAME_IN(name, generated_names))
+    if (word_in(name, generated_names))
         return aprintf("the macro '%s' would rename '%s', which the generated code uses (a member or function of "
                        "tilepp's device code, or of CUDA's threadIdx): rename the macro",
                        name, name);
-    if (NAME_IN(name, cxx_keywords))
+    if (word_in(name, cxx_keywords))
         return aprintf("the macro '%s' is a keyword of C++, the language of the generated CUDA: rename it", name);
     return NULL;
 }
@@ -192,15 +184,15 @@ static bool at_file_scope(CXCursor c)
 /* Why the CUDA cannot declare `name` here, or NULL. */
 static char *name_refusal(CXCursor c, const char *name)
 {
-    if (NAME_IN(name, cxx_keywords))
+    if (word_in(name, cxx_keywords))
         return aprintf("'%s' is a keyword of C++, the language of the generated CUDA: rename it", name);
-    if (NAME_IN(name, cuda_builtins))
+    if (word_in(name, cuda_builtins))
         return aprintf("'%s' is a built-in name of CUDA, which the generated kernels use: rename it", name);
     if (strncmp(name, "tile_", 5) == 0)
         return aprintf("'%s': names that start with 'tile_' are tilepp's own (the generated code declares them): "
                        "rename it",
                        name);
-    if (at_file_scope(c) && NAME_IN(name, cuda_file_scope))
+    if (at_file_scope(c) && word_in(name, cuda_file_scope))
         return aprintf("'%s' is declared by CUDA's headers, which the generated file includes: a second '%s' does "
                        "not compile; rename it",
                        name, name);

@@ -183,15 +183,9 @@ static bool host_only_function(CXCursor fn)
         "srand",  "rand_r",  "time",    "exit",   "_Exit",   "abort",   "atexit",  "system",   "getenv",
         "atoi",   "atol",    "atoll",   "atof",   "strtol",  "strtoul", "strtoll", "strtoull", "strtod",
         "strtof", "qsort",   "bsearch", "calloc", "realloc", "strdup",  "strlen",  "strcmp",   "strncmp",
-        "strcpy", "strncpy", "strcat",  "strchr", "strstr",  "sleep",   "usleep",
+        "strcpy", "strncpy", "strcat",  "strchr", "strstr",  "sleep",   "usleep",  NULL,
     };
-    if (!clang_Location_isInSystemHeader(clang_getCursorLocation(fn)))
-        return false;
-    char *name = spelling(fn);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
-            return true;
-    return false;
+    return clang_Location_isInSystemHeader(clang_getCursorLocation(fn)) && word_in(spelling(fn), names);
 }
 
 /* A call the GPU code cannot make as the C does: through a function

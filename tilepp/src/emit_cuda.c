@@ -957,6 +957,17 @@ static void put_body(Out *o, const Plan *plan)
  * had. Each macro is undefined first, so nvcc's own -D cannot clash. A
  * forced include found from the current directory is named by its absolute
  * path (nvcc runs elsewhere); otherwise nvcc searches its include path. */
+/* The text of the command line's -D or -U at argument *i ("NAME=VALUE",
+ * "NAME", "F(x)=..."), *i moved past a separate value; NULL for other
+ * arguments. */
+static const char *macro_arg(const EmitNames *names, int *i)
+{
+    const char *a = names->parse_args[*i];
+    if (a[0] != '-' || (a[1] != 'D' && a[1] != 'U'))
+        return NULL;
+    return a[2] || *i + 1 >= names->nparse_args ? a + 2 : names->parse_args[++*i];
+}
+
 static void put_command_line_macros(Out *o, const EmitNames *names)
 {
     for (int i = 0; i < names->nparse_args; i++) {
@@ -967,9 +978,9 @@ static void put_command_line_macros(Out *o, const EmitNames *names)
             free(abs);
             continue;
         }
-        if (a[0] != '-' || (a[1] != 'D' && a[1] != 'U'))
+        const char *text = macro_arg(names, &i);
+        if (!text)
             continue;
-        const char *text = a[2] || i + 1 >= names->nparse_args ? a + 2 : names->parse_args[++i];
         const char *eq = strchr(text, '=');
         size_t name_len = strcspn(text, "=(");
         putf(o, "#undef %.*s\n", (int)name_len, text);
@@ -979,18 +990,16 @@ static void put_command_line_macros(Out *o, const EmitNames *names)
 }
 
 /* `#pragma push_macro("NAME")` and `#undef NAME` for each macro of the
- * command line (`which` "push_macro"), or `#pragma pop_macro("NAME")`
- * ("pop_macro"): around tilepp's own headers. */
-static void put_macro_shield(Out *o, const EmitNames *names, const char *which)
+ * command line (push), or `#pragma pop_macro("NAME")`: around tilepp's own
+ * headers. */
+static void put_macro_shield(Out *o, const EmitNames *names, bool push)
 {
-    bool push = strcmp(which, "push_macro") == 0;
     for (int i = 0; i < names->nparse_args; i++) {
-        const char *a = names->parse_args[i];
-        if (a[0] != '-' || (a[1] != 'D' && a[1] != 'U'))
+        const char *text = macro_arg(names, &i);
+        if (!text)
             continue;
-        const char *text = a[2] || i + 1 >= names->nparse_args ? a + 2 : names->parse_args[++i];
         int name_len = (int)strcspn(text, "=(");
-        putf(o, "#pragma %s(\"%.*s\")\n", which, name_len, text);
+        putf(o, "#pragma %s(\"%.*s\")\n", push ? "push_macro" : "pop_macro", name_len, text);
         if (push)
             putf(o, "#undef %.*s\n", name_len, text);
     }
@@ -1011,7 +1020,7 @@ void put_file_head(Out *o, const Plan *plan)
      * -DBM=64 would rename their own BM); tile.h and the file's code do */
     bool own_headers = plan_uses_tiles(plan) || plan_uses_sm90(plan) || m->debug || plan->tuned.len;
     if (own_headers)
-        put_macro_shield(o, names, "push_macro");
+        put_macro_shield(o, names, true);
     if (plan_uses_tiles(plan))
         put(o, "#include <tilepp/tile_mma_sm80.cuh>\n");
     if (plan_uses_sm90(plan))
@@ -1021,7 +1030,7 @@ void put_file_head(Out *o, const Plan *plan)
     if (plan->tuned.len) /* the autotuner the tuned launchers call */
         put(o, "#include <tilepp/tile_tune.cuh>\n");
     if (own_headers)
-        put_macro_shield(o, names, "pop_macro");
+        put_macro_shield(o, names, false);
     putf(o, "#include \"%s\"\n\n", names->header_name);
     put(o, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n");
     putf(o, "#error \"tilepp: %s was translated for sm_80 and newer (--arch", names->source_name);

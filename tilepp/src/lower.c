@@ -264,24 +264,23 @@ static bool host_reads_slot(const KernelPlan *kp)
     return ok;
 }
 
-/* Whether the statements may write buffer b: element writes (or an
- * element's address taken) in loops and block statements, tile stores. */
-static bool list_writes(const Vec *stmts, const IrBuffer *b)
+/* Whether statement s may write buffer b: element writes (or an element's
+ * address taken) in loops and block statements, tile stores, and the same
+ * in the statements it holds. */
+static bool stmt_writes(const IrStmt *s, const IrBuffer *b)
 {
-    for (int i = 0; i < stmts->len; i++) {
-        const IrStmt *s = stmts->items[i];
-        const Vec *accesses = s->kind == STMT_PARALLEL ? &s->par->accesses : &s->accesses;
-        for (int a = 0; a < accesses->len; a++) {
-            const IrAccess *acc = accesses->items[a];
-            if (acc->buf == b && (acc->is_write || acc->escapes))
-                return true;
-        }
-        if (s->kind == STMT_TILE_OP && s->op->kind == TILE_STORE && s->op->mat.buf == b)
-            return true;
-        const Vec *nested = s->kind == STMT_GRID ? &s->grid->body : stmt_nested(s);
-        if (nested && list_writes(nested, b))
+    const Vec *accesses = s->kind == STMT_PARALLEL ? &s->par->accesses : &s->accesses;
+    for (int a = 0; a < accesses->len; a++) {
+        const IrAccess *acc = accesses->items[a];
+        if (acc->buf == b && (acc->is_write || acc->escapes))
             return true;
     }
+    if (s->kind == STMT_TILE_OP && s->op->kind == TILE_STORE && s->op->mat.buf == b)
+        return true;
+    const Vec *nested = s->kind == STMT_GRID ? &s->grid->body : stmt_nested(s);
+    for (int i = 0; nested && i < nested->len; i++)
+        if (stmt_writes(nested->items[i], b))
+            return true;
     return false;
 }
 
@@ -310,8 +309,7 @@ static bool decls_stay_current(const IrKernel *k, const Vec *decls, int at)
                 continue;
             for (int j = from + 1; j <= at; j++) {
                 const IrStmt *s = k->stmts.items[j];
-                Vec one = {(void **)&k->stmts.items[j], 1, 1};
-                if ((s->kind != STMT_PARALLEL && s->kind != STMT_GRID) || !list_writes(&one, param->buf))
+                if ((s->kind != STMT_PARALLEL && s->kind != STMT_GRID) || !stmt_writes(s, param->buf))
                     continue;
                 error_at(d->loc,
                          "'%s' reads '%s', which the %s at line %d writes %s: each GPU kernel that uses '%s' "

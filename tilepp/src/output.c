@@ -11,6 +11,17 @@
 #include "diag.h"
 #include "util.h"
 
+/* Writes `text` to f (NULL: nothing) and closes it; false if any of it
+ * failed. */
+static bool write_text(FILE *f, const char *text)
+{
+    if (!f)
+        return false;
+    size_t len = strlen(text);
+    bool ok = fwrite(text, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
 static bool write_temp(const char *path, const char *text, char **temp_out)
 {
     char *temp = aprintf("%s.tmpXXXXXX", path);
@@ -25,9 +36,9 @@ static bool write_temp(const char *path, const char *text, char **temp_out)
     umask(mask);
     fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "wb");
-    size_t len = strlen(text);
-    bool ok = f && fwrite(text, 1, len, f) == len;
-    ok = (f ? fclose(f) == 0 : (close(fd), false)) && ok;
+    if (!f)
+        close(fd);
+    bool ok = write_text(f, text);
     if (!ok) {
         error_at((SrcLoc){0}, "cannot write '%s': %s", path, strerror(errno));
         remove(temp);
@@ -136,10 +147,7 @@ static bool special_file(const char *path)
 
 static bool write_in_place(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "wb");
-    size_t len = strlen(text);
-    bool ok = f && fwrite(text, 1, len, f) == len;
-    ok = (f ? fclose(f) == 0 : false) && ok;
+    bool ok = write_text(fopen(path, "wb"), text);
     if (!ok)
         error_at((SrcLoc){0}, "cannot write '%s': %s", path, strerror(errno));
     return ok;

@@ -207,6 +207,14 @@ char *read_file(const char *path, size_t *len)
 
 const char *unqualified(const char *spelling) { return str_starts_with(spelling, "const ") ? spelling + 6 : spelling; }
 
+bool word_in(const char *w, const char *const *words)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(w, words[i]) == 0)
+            return true;
+    return false;
+}
+
 bool text_mentions(const char *text, const char *name)
 {
     size_t n = strlen(name);

@@ -59,6 +59,8 @@ bool str_ends_with(const char *s, const char *suffix);
 /* A type's spelling without a leading `const `: "const half" -> "half". */
 const char *unqualified(const char *spelling);
 /* True if C text `text` contains `name` as a whole identifier. */
+/* Whether `w` is one of the NULL-terminated `words`. */
+bool word_in(const char *w, const char *const *words);
 bool text_mentions(const char *text, const char *name);
 
 #endif
