@@ -879,6 +879,75 @@ static void take_local_pragma(Walk *w, CXCursor decl)
     }
 }
 
+/* ---- sizeof, where C and C++ differ ---- */
+
+/* Whether UnaryExpr c is a `sizeof` (not `_Alignof`): its first token. */
+static bool is_sizeof(const Walk *w, CXCursor c)
+{
+    CXToken *toks;
+    unsigned n;
+    CXTranslationUnit tu = w->b->fe->tu;
+    clang_tokenize(tu, clang_getCursorExtent(c), &toks, &n);
+    bool yes = n > 0 && strcmp(cx_take(clang_getTokenSpelling(tu, toks[0])), "sizeof") == 0;
+    clang_disposeTokens(tu, toks, n);
+    return yes;
+}
+
+/* Whether expression e (parentheses and conversions stripped) has another
+ * type in C++ than C's int: a character constant (C++: char), a comparison
+ * or a logical operator (C++: bool). */
+static bool cxx_type_differs(CXCursor e)
+{
+    e = strip(e);
+    switch (kind_of(e)) {
+    case CXCursor_CharacterLiteral:
+        return true;
+    case CXCursor_UnaryOperator:
+        return clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_LNot;
+    case CXCursor_BinaryOperator: {
+        enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+        return (op >= CXBinaryOperator_LT && op <= CXBinaryOperator_NE) || op == CXBinaryOperator_LAnd ||
+               op == CXBinaryOperator_LOr;
+    }
+    case CXCursor_ConditionalOperator: {
+        Children ch = children_of(e);
+        return ch.n == 3 && cxx_type_differs(ch.items[1]) && cxx_type_differs(ch.items[2]);
+    }
+    default:
+        return false;
+    }
+}
+
+/* `sizeof e` where e is an int in C: written `sizeof(int)`, the value C gives
+ * it. The generated code is C++, where `sizeof('a')` is 1 and `sizeof(a < b)`
+ * is sizeof(bool); the operand is not evaluated, so nothing is lost. Returns
+ * false where c is no such sizeof (walked as usual). */
+static bool walk_sizeof(Walk *w, CXCursor c)
+{
+    Children ch = children_of(c);
+    if (ch.n != 1 || !clang_isExpression(kind_of(ch.items[0])) || !is_sizeof(w, c))
+        return false;
+    CXType t = clang_getCanonicalType(clang_getCursorType(ch.items[0]));
+    if (t.kind != CXType_Int)
+        return false;
+    unsigned begin, end;
+    if (!w->code || !code_span(w, c, &begin, &end) || begin < w->pos || end > w->end) {
+        if (!cxx_type_differs(ch.items[0]))
+            return false;
+        error_at(loc_of(w->b, c),
+                 "'sizeof' of a character constant or a comparison inside %s: C gives it sizeof(int), the "
+                 "C++ of the generated CUDA sizeof(char) or sizeof(bool), and tilepp cannot rewrite the text "
+                 "there; write 'sizeof(int)'",
+                 w->code ? "a macro" : "a subscript");
+        w->failed = true;
+        return true;
+    }
+    flush_text(w, begin);
+    ir_code_add_text(w->code, "sizeof(int)", strlen("sizeof(int)"));
+    w->pos = end;
+    return true;
+}
+
 /* Walks c; inside a tile_min/tile_max call, where in the call it is, and
  * each argument once. */
 static void walk(Walk *w, CXCursor c, Use use)
@@ -896,6 +965,8 @@ static void walk_node(Walk *w, CXCursor c, Use use)
     Builder *b = w->b;
     bool is_stmt = w->stmt_child;
     w->stmt_child = false;
+    if (k == CXCursor_UnaryExpr && walk_sizeof(w, c))
+        return;
     if (w->casts_only && k != CXCursor_ConditionalOperator) {
         walk_children(w, c, 99, USE_READ);
         return;
