@@ -918,10 +918,10 @@ static bool cxx_type_differs(CXCursor e)
     }
 }
 
-/* `sizeof e` where e is an int in C: written `sizeof(int)`, the value C gives
- * it. The generated code is C++, where `sizeof('a')` is 1 and `sizeof(a < b)`
- * is sizeof(bool); the operand is not evaluated, so nothing is lost. Returns
- * false where c is no such sizeof (walked as usual). */
+/* `sizeof e` where e is an int in C: written `((void)sizeof e, sizeof(int))`,
+ * the value C gives it. The generated code is C++, where `sizeof('a')` is 1
+ * and `sizeof(a < b)` is sizeof(bool). Returns false where c is no such
+ * sizeof (walked as usual). */
 static bool walk_sizeof(Walk *w, CXCursor c)
 {
     Children ch = children_of(c);
@@ -942,9 +942,11 @@ static bool walk_sizeof(Walk *w, CXCursor c)
         w->failed = true;
         return true;
     }
-    flush_text(w, begin);
-    ir_code_add_text(w->code, "sizeof(int)", strlen("sizeof(int)"));
-    w->pos = end;
+    flush_text(w, begin); /* the sizeof as written stays, discarded, so that its operand's names are still used */
+    ir_code_add_text(w->code, "((void)", strlen("((void)"));
+    walk_children(w, c, 99, USE_READ);
+    flush_text(w, end);
+    ir_code_add_text(w->code, ", sizeof(int))", strlen(", sizeof(int))"));
     return true;
 }
 
