@@ -73,3 +73,26 @@ void gemm_lda(int M, int N, int K, int lda, const half A[M][lda], const half B[K
             tile_store(C, Cf, by * EM, bx * EN, M, N);
         }
 }
+
+/* Loops whose conditions compare unsigned values, as C code writes them: a
+ * reversed copy counting an unsigned index down until it wraps (`i < n` with
+ * `i--`), and a signed start against an unsigned bound, which C converts to
+ * unsigned (start = -1 is the largest value: no iteration). */
+#pragma tile kernel
+void reverse_unsigned(unsigned n, const float *restrict x, float *restrict y)
+{
+#pragma tile parallel
+    for (unsigned i = n - 1; i < n; i--)
+        y[n - 1 - i] = 2.0f * x[i] + (float)sizeof('c');
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare" /* the conversion is the case */
+#pragma tile kernel
+void mixed_sign_bound(int start, unsigned n, float *y)
+{
+#pragma tile parallel
+    for (int i = start; i < n; i++)
+        y[i] = (float)i;
+}
+#pragma GCC diagnostic pop

@@ -33,6 +33,8 @@ void saxpy_long(long long n, float a, const float *x, float *y);
 void norm_long(long long n, const half *x, float out[2]);
 void row_max_scale(int rows, int cols, const float x[rows][cols], float y[rows][cols], float top[rows]);
 void gemm_lda(int M, int N, int K, int lda, const half A[M][lda], const half B[K][N], float C[M][N]);
+void reverse_unsigned(unsigned n, const float *x, float *y);
+void mixed_sign_bound(int start, unsigned n, float *y);
 
 #define TOL_F32 1e-5
 #define BIG ((1LL << 31) + 7) /* elements: past what a 32-bit index reaches */
@@ -171,6 +173,24 @@ static void test_gemm_big(void)
     }
 }
 
+/* Unsigned comparisons: the launcher counts what C's conversions make of the
+ * bounds (the reversed loop ends when its index wraps; a start of -1 against
+ * an unsigned bound runs no iteration). The CPU run is the reference: the
+ * outputs start equal on both sides, so an iteration the GPU runs that C does
+ * not, or the reverse, is a mismatch. */
+static void test_unsigned(unsigned n, int start)
+{
+    gc_case c;
+    gc_begin(&c);
+    gc_buf *x = gc_in(&c, GC_F32, n, 0), *y = gc_inout(&c, GC_F32, n, 0, TOL_F32);
+    reverse_unsigned(n, x->host, y->host);
+    gc_finish(&c, reverse_unsigned_gpu(n, x->dev, y->dev), "reverse_unsigned n=%u", n);
+    gc_begin(&c);
+    gc_buf *z = gc_inout(&c, GC_F32, n, 0, TOL_F32);
+    mixed_sign_bound(start, n, z->host);
+    gc_finish(&c, mixed_sign_bound_gpu(start, n, z->dev), "mixed_sign_bound start=%d n=%u", start, n);
+}
+
 static void run_shapes(bool small)
 {
     printf("-- empty, one element, one past a multiple, misaligned\n");
@@ -184,6 +204,11 @@ static void run_shapes(bool small)
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         for (size_t off = 0; off < 2; off++)
             test_row_max(shapes[i][0], shapes[i][1], off);
+
+    const unsigned counts[] = {0, 1, 2, 257, 100003};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        for (int start = -1; start <= 1; start++)
+            test_unsigned(counts[i], start);
 
     const int gemms[][4] = {
         /* M, N, K, lda */

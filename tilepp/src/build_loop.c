@@ -167,6 +167,61 @@ static bool written_by_macro(CXCursor loop)
     return !clang_File_isEqual(spelled, expanded) || spelled_offset != expanded_offset;
 }
 
+/* The type loop condition `cond` compares in, after C's usual arithmetic
+ * conversions: the type of its (converted) operands. */
+static CXType comparison_type(CXCursor cond)
+{
+    Children ch = children_of(strip(cond));
+    return ch.n == 2 ? clang_getCanonicalType(clang_getCursorType(ch.items[0]))
+                     : clang_getCanonicalType(clang_getCursorType(cond));
+}
+
+static bool is_unsigned_kind(enum CXTypeKind k)
+{
+    return k == CXType_UInt || k == CXType_ULong || k == CXType_ULongLong || k == CXType_UShort || k == CXType_UChar ||
+           k == CXType_Char_U;
+}
+
+/* A loop whose condition compares unsigned values (an unsigned variable, or
+ * an int against an unsigned bound): C converts both sides, so -1 is the
+ * largest value and the variable wraps below 0. lo and hi are taken in that
+ * type (the launcher counts iterations in long long); `v >= 0` never ends
+ * (refused); `for (unsigned v = n - 1; v < n; v--)`, which ends when v wraps,
+ * counts down to 0. False (said) where the loop cannot be taken. */
+static bool unsigned_comparison(Builder *b, IrLoop *l, CXCursor var, CXCursor cond)
+{
+    CXType t = comparison_type(cond);
+    if (!is_unsigned_kind(t.kind))
+        return true;
+    char *type = cx_take(clang_getTypeSpelling(t));
+    long long hi_const;
+    if (l->descending && l->inclusive && loop_bound_const(cond, var, &hi_const) && hi_const == 0) {
+        error_at(l->loc, "'%s >= 0' compares unsigned values (%s): it is always true, and the C loop never ends",
+                 l->var, type);
+        return false;
+    }
+    char *lo = aprintf("(%s)(%s)", type, l->lo), *hi = aprintf("(%s)(%s)", type, l->hi);
+    bool wraps_down = !l->descending && l->step_is_const && l->step_const < 0; /* v < hi; v-- */
+    if (wraps_down && l->step_const != -1) {
+        error_at(l->loc,
+                 "an unsigned loop that counts down by %lld until it wraps below 0: only a step of -1 ('%s--') "
+                 "is supported there; count with a signed variable",
+                 -l->step_const, l->var);
+        return false;
+    }
+    if (wraps_down) { /* lo, lo - 1, ..., 0 while lo < hi; then v wraps to the type's largest value, not below hi */
+        l->hi = aprintf("(%s < %s ? 0 : (long long)%s + 1)", lo, hi, lo);
+        l->inclusive = l->descending = true;
+        l->bounds_const = false;
+    } else if (!l->bounds_const || l->lo_const < 0 || l->hi_const < 0) { /* constants >= 0 read alike */
+        l->hi = hi;
+        l->bounds_const = false;
+    }
+    if (wraps_down || !l->bounds_const)
+        l->lo = lo;
+    return true;
+}
+
 /* Parses `for (T v = lo; v REL hi; v += step)`. */
 bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXCursor *body_out)
 {
@@ -197,6 +252,8 @@ bool canonical_loop(Builder *b, CXCursor loop, IrLoop *l, CXCursor *var_out, CXC
     if (!loop_condition(b, l, var, ch.items[1]) || !loop_increment(b, l, var, ch.items[2]))
         goto fail;
     l->bounds_const = const_int(vch.items[vch.n - 1], &l->lo_const) && loop_bound_const(ch.items[1], var, &l->hi_const);
+    if (!unsigned_comparison(b, l, var, ch.items[1]))
+        return false;
     for (int i = 0; i < 3; i++)
         if (!clang_Cursor_isNull(memory_read_in(ch.items[i]))) {
             error_at(loc_of(b, memory_read_in(ch.items[i])),
