@@ -47,8 +47,20 @@ typedef struct Walk {
     ArgState arg;        /* where in it */
     CXCursor update_var; /* the reduction variable whose update is walked whole */
     bool in_update;
-    bool casts_only; /* build_plain_code: no accesses, no checks */
+    bool casts_only;      /* build_plain_code: no accesses, no checks */
+    Vec pointer_accesses; /* PointerAccess*: through local pointers into buffers (parallel bodies) */
 } Walk;
+
+/* An element reached through a local pointer that points into a buffer
+ * parameter (`float *p = x + 1; ... p[i]`): not an access tilepp can
+ * analyse, but one of `root`'s elements all the same. */
+typedef struct PointerAccess {
+    CXCursor pointer; /* the pointer's declaration */
+    IrBuffer *root;
+    char *text, *subs; /* the access, and its subscripts, as written */
+    bool is_write;
+    SrcLoc loc;
+} PointerAccess;
 
 static void walk(Walk *w, CXCursor c, Use use);
 static void walk_node(Walk *w, CXCursor c, Use use);
@@ -354,6 +366,103 @@ static bool subscripts_written(const Walk *w, CXCursor *indices, int n)
         if (!spelled_span(w->b->fe, indices[d], &begin, &end))
             return false;
     return true;
+}
+
+/* The buffer parameter a local pointer was set to point into, from its
+ * initialiser: `x`, `x + e`, `e + x`, `x - e`, `&x[e]...`; or NULL. */
+static IrBuffer *pointer_target(Builder *b, CXCursor decl)
+{
+    if (kind_of(decl) != CXCursor_VarDecl || clang_getCanonicalType(clang_getCursorType(decl)).kind != CXType_Pointer ||
+        kind_of(clang_getCursorSemanticParent(decl)) == CXCursor_TranslationUnit)
+        return NULL;
+    Children ch = children_of(decl);
+    if (ch.n == 0 || !clang_isExpression(kind_of(ch.items[ch.n - 1])))
+        return NULL;
+    CXCursor e = strip(ch.items[ch.n - 1]);
+    Children ech = children_of(e);
+    if (kind_of(e) == CXCursor_BinaryOperator && ech.n == 2) {
+        enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+        if (op != CXBinaryOperator_Add && op != CXBinaryOperator_Sub)
+            return NULL;
+        CXCursor l = strip(ech.items[0]), r = strip(ech.items[1]);
+        e = kind_of(l) == CXCursor_DeclRefExpr && clang_getCanonicalType(clang_getCursorType(l)).kind == CXType_Pointer
+                ? l
+                : r;
+    } else if (kind_of(e) == CXCursor_UnaryOperator && ech.n == 1 &&
+               clang_getCursorUnaryOperatorKind(e) == CXUnaryOperator_AddrOf) {
+        e = strip(ech.items[0]);
+        while (kind_of(e) == CXCursor_ArraySubscriptExpr && children_of(e).n == 2)
+            e = strip(children_of(e).items[0]);
+    }
+    if (kind_of(e) != CXCursor_DeclRefExpr)
+        return NULL;
+    const IrParam *p = param_of(b, clang_getCursorReferenced(e));
+    return p && p->kind == PARAM_BUFFER ? p->buf : NULL;
+}
+
+/* `p[e]` with p such a pointer (parallel bodies): kept for
+ * warn_pointer_accesses. The access itself stays as written. */
+static void note_pointer_access(Walk *w, CXCursor c, Use use)
+{
+    if (w->mode != CODE_PARALLEL || w->casts_only)
+        return;
+    Children ch = children_of(c);
+    CXCursor base = ch.n == 2 ? strip(ch.items[0]) : clang_getNullCursor();
+    if (kind_of(base) != CXCursor_DeclRefExpr)
+        return;
+    CXCursor decl = clang_getCursorReferenced(base);
+    IrBuffer *root = pointer_target(w->b, decl);
+    if (!root)
+        return;
+    PointerAccess *a = anew(sizeof *a);
+    a->pointer = decl;
+    a->root = root;
+    a->text = code_text(w, c);
+    a->subs = code_text(w, ch.items[1]);
+    a->is_write = use == USE_WRITE || use == USE_READ_WRITE || use == USE_ADDRESS;
+    a->loc = loc_of(w->b, c);
+    vec_push(&w->pointer_accesses, a);
+}
+
+/* Iterations of a parallel loop that may touch one element, one of them
+ * through a local pointer into a buffer: `float *p = x + 1; p[i] = x[i]` is
+ * `x[i + 1] = x[i]`, a dependence the check of buffer accesses would refuse.
+ * tilepp does not follow pointers, so it warns where a pointer's write meets
+ * another access of its buffer (direct, or through a pointer at another
+ * subscript), or a write of the buffer meets a pointer's access. */
+static void warn_pointer_accesses(Walk *w)
+{
+    for (int i = 0; i < w->pointer_accesses.len; i++) {
+        const PointerAccess *p = w->pointer_accesses.items[i];
+        const char *other = NULL;
+        SrcLoc at = p->loc;
+        for (int j = 0; j < w->accesses->len && !other; j++) {
+            const IrAccess *a = w->accesses->items[j];
+            bool address_only = a->escapes && a->is_read && a->is_write; /* `&x[i]`, as a pointer is set */
+            if (a->buf == p->root && !address_only && (a->is_write || p->is_write)) {
+                other = a->text;
+                at = a->loc;
+            }
+        }
+        for (int j = 0; j < w->pointer_accesses.len && !other && p->is_write; j++) {
+            const PointerAccess *q = w->pointer_accesses.items[j];
+            if (q != p && q->root == p->root &&
+                (!clang_equalCursors(q->pointer, p->pointer) || strcmp(q->subs, p->subs) != 0)) {
+                other = q->text;
+                at = q->loc;
+            }
+        }
+        if (!other)
+            continue;
+        warning_at(p->loc,
+                   "'%s' reaches an element of '%s' through pointer '%s', and '%s' is another access of '%s' in "
+                   "this loop: tilepp cannot check through a pointer whether iterations touch each other's elements "
+                   "(which C's order decides and the GPU's does not); index '%s' directly, so that the dependence "
+                   "check sees both",
+                   p->text, p->root->name, spelling(p->pointer), other, p->root->name, p->root->name);
+        note_at(at, "the other access is here");
+        return; /* once a loop */
+    }
 }
 
 static void record_access(Walk *w, CXCursor c, IrBuffer *buf, CXCursor *indices, int n, Use use)
@@ -986,6 +1095,7 @@ static void walk_node(Walk *w, CXCursor c, Use use)
             record_access(w, c, buf, idx, n, use);
             return;
         }
+        note_pointer_access(w, c, use);
         walk_children(w, c, 99, USE_READ);
         return;
     }
@@ -1098,6 +1208,7 @@ static IrCode *walk_code(Builder *b, CXCursor c, CodeMode mode, unsigned begin, 
         .b = b, .mode = mode, .accesses = accesses, .code = code, .pos = begin, .end = end, .stmt_child = stmt_child};
     walk(&w, c, USE_READ);
     flush_text(&w, end);
+    warn_pointer_accesses(&w);
     *failed = w.failed;
     if (fx)
         *fx = w.fx;
