@@ -12,12 +12,15 @@
  * count the product's 2MNK only. Each kernel is checked first: the fused
  * one against the unfused pair at the timed shape, and against its own CPU
  * run at a ragged shape. Prints a markdown table (bench/RESULTS.md); with
- * --csv FILE also one CSV record per pair timed (bench/plot.py). Without
+ * --csv FILE also one CSV record per pair timed (bench/plot.py). Then the
+ * sustained table (clocks and power, below); --sustained prints that
+ * alone, after the CPU check. Without
  * a CUDA device prints "SKIPPED: ..." and exits 77. bench_epilogue_fast is
  * the same program over kernels built --use_fast_math (BENCH_FAST_MATH). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tilepp/bench.h>
 
@@ -247,6 +250,20 @@ static int sustain_shape(int M, int N, int K, const tile_bench_board *board)
     return 0;
 }
 
+static const int shapes[3][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 4096, 4096}};
+
+/* The table of rates, the three kernels and the unfused pair in turns. */
+static int in_turns_table(void)
+{
+    int failures = 0;
+    printf("| M x N x K             | fused | plain | fused/plain | cuBLAS+bias_gelu | fused/unfused | fused erf | "
+           "erf/plain | err vs unfused |\n");
+    printf("|-----------------------|------:|------:|------:|------:|------:|------:|------:|------:|\n");
+    for (int i = 0; i < 3; i++)
+        failures += bench_shape(shapes[i][0], shapes[i][1], shapes[i][2]);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
 #ifdef BENCH_FAST_MATH /* bench_epilogue_fast: the same, every kernel built --use_fast_math */
@@ -254,6 +271,16 @@ int main(int argc, char **argv)
 #else
     const char *title = "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair";
 #endif
+    /* --sustained: the sustained table alone (the clock-and-power reading,
+     * seconds a kernel), for a device call too short for the whole bench. */
+    int sustained_only = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--sustained")) {
+            sustained_only = 1;
+            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
+            argc--;
+            break;
+        }
     const char *csv_path = tile_bench_csv_arg(argc, argv, title);
     tile_check_require_gpu();
     CR_CHECK(cublasCreate(&blas));
@@ -264,12 +291,8 @@ int main(int argc, char **argv)
            "tuned (its fastest schedule); unfused: cublasGemmEx (fp16 out) then samples/bias_gelu.c.\n\n",
            TILE_BENCH_REPS, TILE_BENCH_L2_FACTOR);
     int failures = check_cpu();
-    printf("| M x N x K             | fused | plain | fused/plain | cuBLAS+bias_gelu | fused/unfused | fused erf | "
-           "erf/plain | err vs unfused |\n");
-    printf("|-----------------------|------:|------:|------:|------:|------:|------:|------:|------:|\n");
-    static const int shapes[][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 4096, 4096}};
-    for (int i = 0; i < 3; i++)
-        failures += bench_shape(shapes[i][0], shapes[i][1], shapes[i][2]);
+    if (!sustained_only)
+        failures += in_turns_table();
     tile_bench_board board = tile_bench_board_open();
     printf("\nSustained: each kernel alone for %.1f s (timed after %.1f s), the three in turn, %d rounds; the\n"
            "board read through NVML every %.0f ms: median SM clock, mean power, highest temperature, why the\n"
