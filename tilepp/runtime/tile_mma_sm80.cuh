@@ -148,9 +148,14 @@ __device__ __forceinline__ void mma_16816(float *d, const uint32_t (&a)[4], uint
  * consecutive rows read at the same column (one ldmatrix phase) and any 8
  * consecutive chunks written by 8 threads (one cp.async phase) fall into the
  * 8 different 16-byte slots of a 128-byte bank line:
- *   rows of 128 bytes or more: chunk ^ (row % 8), a permutation of each
- *                              aligned group of 8 chunks;
- *   rows of 64 bytes:          chunk ^ (row / 2 % 4); two rows share a line.
+ *   rows of a multiple of 128 bytes: chunk ^ (row % 8), a permutation of
+ *                     each aligned group of 8 chunks;
+ *   other rows (64, 192, 320, ... bytes: a half line left over):
+ *                     chunk ^ (row / 2 % 4), a permutation of each aligned
+ *                     group of 4 chunks. Rows r and r + 1 start half a line
+ *                     apart, so the XOR need only part pairs of rows. (XOR
+ *                     with row % 8 would send chunks 8-11 of a 192-byte row
+ *                     to 12-15: into the next row, or past the tile.)
  * The tile's base must be 128-byte aligned (so that bank lines line up). */
 template <typename T, int ROWS, int COLS> struct smem_tile {
     static_assert(sizeof(T) == 2 || sizeof(T) == 4, "tile80: 16-bit or 32-bit element types only");
@@ -159,14 +164,14 @@ template <typename T, int ROWS, int COLS> struct smem_tile {
     static constexpr int CHUNKS_PER_ROW = COLS / ELEMS_PER_CHUNK;
     static constexpr int ROW_BYTES = COLS * (int)sizeof(T);
     static_assert(ROWS > 0 && ROW_BYTES % 64 == 0, "tile80: a tile row must be a multiple of 64 bytes");
-    static_assert(ROW_BYTES >= 128 || ROWS % 2 == 0, "tile80: 64-byte rows come in pairs");
+    static_assert(ROW_BYTES % 128 == 0 || ROWS % 2 == 0, "tile80: rows with half a line left over come in pairs");
     static constexpr int bytes = ROWS * COLS * (int)sizeof(T);
 
     T *ptr;
 
     static __host__ __device__ constexpr int swizzle(int row)
     {
-        return ROW_BYTES >= 128 ? (row & 7) : ((row >> 1) & 3);
+        return ROW_BYTES % 128 == 0 ? (row & 7) : ((row >> 1) & 3);
     }
     /* Byte offset of the 16-byte chunk `chunk` of row `row`. */
     static __host__ __device__ constexpr uint32_t chunk_offset(int row, int chunk)

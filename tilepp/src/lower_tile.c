@@ -161,20 +161,23 @@ static bool plan_shared(GridPlan *gp, unsigned archs)
             vec_push(&gp->shared, sp);
             continue;
         }
-        bool paired = t->dims[1] * t->elem.size != 64 || t->dims[0] % 2 == 0;
-        if (!paired) {
-            error_at(t->loc,
-                     "shared tile '%s': rows of 64 bytes come in pairs in the swizzled layout; give it an even "
-                     "number of rows",
-                     t->name);
-            str_free(&detail);
-            return false;
-        }
-        if ((t->dims[1] * t->elem.size) % 64) {
+        long long row_bytes = t->dims[1] * t->elem.size;
+        if (row_bytes % 64) {
             error_at(t->loc,
                      "shared tile '%s': 2-D shared tiles are stored in swizzled 16-byte chunks (free of bank "
                      "conflicts for cp.async and ldmatrix), in rows of a multiple of 64 bytes (%lld bytes here)",
-                     t->name, t->dims[1] * t->elem.size);
+                     t->name, row_bytes);
+            str_free(&detail);
+            return false;
+        }
+        /* A row of 64, 192, 320, ... bytes leaves half a 128-byte bank line:
+         * the swizzle pairs such rows (tile80::smem_tile). */
+        bool paired = row_bytes % 128 == 0 || t->dims[0] % 2 == 0;
+        if (!paired) {
+            error_at(t->loc,
+                     "shared tile '%s': rows of %lld bytes (half a 128-byte line left over) come in pairs in the "
+                     "swizzled layout; give it an even number of rows",
+                     t->name, row_bytes);
             str_free(&detail);
             return false;
         }
