@@ -13,10 +13,10 @@
  * one against the unfused pair at the timed shape, and against its own CPU
  * run at a ragged shape. Prints a markdown table (bench/RESULTS.md); with
  * --csv FILE also one CSV record per pair timed (bench/plot.py). Then the
- * sustained table (clocks and power, below); --sustained prints that
- * alone, after the CPU check. Without
- * a CUDA device prints "SKIPPED: ..." and exits 77. bench_epilogue_fast is
- * the same program over kernels built --use_fast_math (BENCH_FAST_MATH). */
+ * sustained table (clocks and power, below); --sustained prints that alone,
+ * after the CPU check. Without a CUDA device prints "SKIPPED: ..." and
+ * exits 77. bench_epilogue_fast is the same program over kernels built
+ * --use_fast_math (BENCH_FAST_MATH). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
