@@ -14,7 +14,9 @@
  * run at a ragged shape. Prints a markdown table (bench/RESULTS.md); with
  * --csv FILE also one CSV record per pair timed (bench/plot.py). Then the
  * sustained table (clocks and power, below); --sustained prints that alone,
- * after the CPU check. Without a CUDA device prints "SKIPPED: ..." and
+ * after the CPU check. --profile times nothing: after the CPU check it
+ * launches the plain, fused (tanh) and fused (erf) kernels twice each at
+ * 4096^3, in that order, for a profiler (ncu). Without a CUDA device prints "SKIPPED: ..." and
  * exits 77. bench_epilogue_fast is the same program over kernels built
  * --use_fast_math (BENCH_FAST_MATH). */
 #include <math.h>
@@ -250,6 +252,21 @@ static int sustain_shape(int M, int N, int K, const tile_bench_board *board)
     return 0;
 }
 
+/* --profile: each kernel twice at the first shape, nothing timed. */
+static int profile_launches(void)
+{
+    problem p;
+    alloc_problem(&p, 4096, 4096, 4096, 1);
+    fill_set0(&p);
+    const tile_bench_fn kernels[3] = {run_plain, run_fused, run_fused_erf};
+    for (int k = 0; k < 3; k++)
+        for (int rep = 0; rep < 2; rep++)
+            free(result(&p, kernels[k]));
+    printf("profile: plain, fused (tanh), fused (erf), each launched twice at 4096x4096x4096\n");
+    free_problem(&p);
+    return 0;
+}
+
 static const int shapes[3][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 4096, 4096}};
 
 /* The table of rates, the three kernels and the unfused pair in turns. */
@@ -273,13 +290,13 @@ int main(int argc, char **argv)
 #endif
     /* --sustained: the sustained table alone (the clock-and-power reading,
      * seconds a kernel), for a device call too short for the whole bench. */
-    int sustained_only = 0;
+    int sustained_only = 0, profile_only = 0;
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--sustained")) {
-            sustained_only = 1;
+        if (!strcmp(argv[i], "--sustained") || !strcmp(argv[i], "--profile")) {
+            *(argv[i][2] == 's' ? &sustained_only : &profile_only) = 1;
             memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
             argc--;
-            break;
+            i--;
         }
     const char *csv_path = tile_bench_csv_arg(argc, argv, title);
     tile_check_require_gpu();
@@ -291,6 +308,11 @@ int main(int argc, char **argv)
            "tuned (its fastest schedule); unfused: cublasGemmEx (fp16 out) then samples/bias_gelu.c.\n\n",
            TILE_BENCH_REPS, TILE_BENCH_L2_FACTOR);
     int failures = check_cpu();
+    if (profile_only) {
+        failures += profile_launches();
+        CR_CHECK(cublasDestroy(blas));
+        return failures ? 1 : 0;
+    }
     if (!sustained_only)
         failures += in_turns_table();
     tile_bench_board board = tile_bench_board_open();

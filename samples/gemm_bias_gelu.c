@@ -17,6 +17,11 @@
 #include <tilepp/tile.h>
 
 enum { BM = 128, BN = 256, BK = 64, STAGES = 3 };
+/* The L2 swizzle panel follows the block, as in gemm_schedules.c: 8 rows of
+ * blocks up to 128 x 128, 4 for larger ones (each tuned point's translation
+ * gets its own value), so that the fused kernel and the plain GEMM of the
+ * same block walk their tiles alike. */
+enum { SWIZZLE = BM * BN > 128 * 128 ? 4 : 8 };
 
 static inline float gelu_tanh(float v)
 {
@@ -35,7 +40,7 @@ static inline float gelu_erf(float v) { return 0.5f * v * (1.0f + erff(v * 0.707
 #pragma tile tune BN(128, 256) BK(32, 64) STAGES(3, 4)
 void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N])
 {
-#pragma tile grid swizzle(4)
+#pragma tile grid swizzle(SWIZZLE)
     for (int by = 0; by < tile_cdiv(M, BM); by++)
         for (int bx = 0; bx < tile_cdiv(N, BN); bx++) {
 #pragma tile shared
@@ -70,7 +75,7 @@ void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N],
 #pragma tile tune BN(128, 256) BK(32, 64) STAGES(3, 4)
 void gemm_bias_gelu_erf(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N])
 {
-#pragma tile grid swizzle(4)
+#pragma tile grid swizzle(SWIZZLE)
     for (int by = 0; by < tile_cdiv(M, BM); by++)
         for (int bx = 0; bx < tile_cdiv(N, BN); bx++) {
 #pragma tile shared
