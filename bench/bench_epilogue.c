@@ -16,9 +16,9 @@
  * sustained table (clocks and power, below); --sustained prints that alone,
  * after the CPU check. --profile times nothing: after the CPU check it
  * launches the plain, fused (tanh) and fused (erf) kernels twice each at
- * 4096^3, in that order, for a profiler (ncu). Without a CUDA device prints "SKIPPED: ..." and
- * exits 77. bench_epilogue_fast is the same program over kernels built
- * --use_fast_math (BENCH_FAST_MATH). */
+ * 4096^3, in that order, for a profiler (ncu). Without a CUDA device prints
+ * "SKIPPED: ..." and exits 77. bench_epilogue_fast is the same program over
+ * kernels built --use_fast_math (BENCH_FAST_MATH). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,22 +252,23 @@ static int sustain_shape(int M, int N, int K, const tile_bench_board *board)
     return 0;
 }
 
+static const int shapes[3][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 4096, 4096}};
+
 /* --profile: each kernel twice at the first shape, nothing timed. */
 static int profile_launches(void)
 {
+    const int M = shapes[0][0], N = shapes[0][1], K = shapes[0][2];
     problem p;
-    alloc_problem(&p, 4096, 4096, 4096, 1);
+    alloc_problem(&p, M, N, K, 1);
     fill_set0(&p);
     const tile_bench_fn kernels[3] = {run_plain, run_fused, run_fused_erf};
     for (int k = 0; k < 3; k++)
         for (int rep = 0; rep < 2; rep++)
             free(result(&p, kernels[k]));
-    printf("profile: plain, fused (tanh), fused (erf), each launched twice at 4096x4096x4096\n");
+    printf("profile: plain, fused (tanh), fused (erf), each launched twice at %dx%dx%d\n", M, N, K);
     free_problem(&p);
     return 0;
 }
-
-static const int shapes[3][3] = {{4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 4096, 4096}};
 
 /* The table of rates, the three kernels and the unfused pair in turns. */
 static int in_turns_table(void)
@@ -281,6 +282,34 @@ static int in_turns_table(void)
     return failures;
 }
 
+/* The sustained table: each kernel alone for seconds, every shape. */
+static int sustained_table(void)
+{
+    int failures = 0;
+    tile_bench_board board = tile_bench_board_open();
+    printf("\nSustained: each kernel alone for %.1f s (timed after %.1f s), the three in turn, %d rounds; the\n"
+           "board read through NVML every %.0f ms: median SM clock, mean power, highest temperature, why the\n"
+           "clock was held down. TFLOP/s per GHz is the work done per clock cycle.\n\n",
+           SUSTAIN_SECONDS, SUSTAIN_SETTLE, SUSTAIN_ROUNDS, TILE_BENCH_BOARD_EVERY_MS);
+    printf("| M x N x K | kernel | round | TFLOP/s | SM MHz | W | C | TFLOP/s per GHz | clocks held by |\n");
+    printf("|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+    for (int i = 0; i < 3; i++)
+        failures += sustain_shape(shapes[i][0], shapes[i][1], shapes[i][2], &board);
+    return failures;
+}
+
+/* Whether `flag` is among the arguments; takes it out of argv if so. */
+static int take_flag(int *argc, char **argv, const char *flag)
+{
+    for (int i = 1; i < *argc; i++)
+        if (!strcmp(argv[i], flag)) {
+            memmove(&argv[i], &argv[i + 1], (size_t)(*argc - i) * sizeof *argv);
+            (*argc)--;
+            return 1;
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
 #ifdef BENCH_FAST_MATH /* bench_epilogue_fast: the same, every kernel built --use_fast_math */
@@ -289,15 +318,10 @@ int main(int argc, char **argv)
     const char *title = "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair";
 #endif
     /* --sustained: the sustained table alone (the clock-and-power reading,
-     * seconds a kernel), for a device call too short for the whole bench. */
-    int sustained_only = 0, profile_only = 0;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--sustained") || !strcmp(argv[i], "--profile")) {
-            *(argv[i][2] == 's' ? &sustained_only : &profile_only) = 1;
-            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof *argv);
-            argc--;
-            i--;
-        }
+     * seconds a kernel), for a device call too short for the whole bench;
+     * --profile: the kernels' launches alone, for ncu. */
+    const int sustained_only = take_flag(&argc, argv, "--sustained");
+    const int profile_only = take_flag(&argc, argv, "--profile");
     const char *csv_path = tile_bench_csv_arg(argc, argv, title);
     tile_check_require_gpu();
     CR_CHECK(cublasCreate(&blas));
@@ -310,20 +334,11 @@ int main(int argc, char **argv)
     int failures = check_cpu();
     if (profile_only) {
         failures += profile_launches();
-        CR_CHECK(cublasDestroy(blas));
-        return failures ? 1 : 0;
+    } else {
+        if (!sustained_only)
+            failures += in_turns_table();
+        failures += sustained_table();
     }
-    if (!sustained_only)
-        failures += in_turns_table();
-    tile_bench_board board = tile_bench_board_open();
-    printf("\nSustained: each kernel alone for %.1f s (timed after %.1f s), the three in turn, %d rounds; the\n"
-           "board read through NVML every %.0f ms: median SM clock, mean power, highest temperature, why the\n"
-           "clock was held down. TFLOP/s per GHz is the work done per clock cycle.\n\n",
-           SUSTAIN_SECONDS, SUSTAIN_SETTLE, SUSTAIN_ROUNDS, TILE_BENCH_BOARD_EVERY_MS);
-    printf("| M x N x K | kernel | round | TFLOP/s | SM MHz | W | C | TFLOP/s per GHz | clocks held by |\n");
-    printf("|---|---|--:|--:|--:|--:|--:|--:|---|\n");
-    for (int i = 0; i < 3; i++)
-        failures += sustain_shape(shapes[i][0], shapes[i][1], shapes[i][2], &board);
     CR_CHECK(cublasDestroy(blas));
     failures += tile_bench_csv_close(csv, csv_path) != 0;
     return failures ? 1 : 0;
