@@ -35,7 +35,11 @@ static inline float gelu_erf(float v) { return 0.5f * v * (1.0f + erff(v * 0.707
  * 128 x 128 blocks the two consumer warpgroups of the sm_90a kernel take
  * turns on whole blocks (ping-pong): one's GELU runs under the other's
  * products. With 128 x 256 blocks they share each block, and the tensor
- * cores wait for the epilogue. */
+ * cores wait for the epilogue. On Hopper the two cost about the same:
+ * beyond the first few instructions an element, each instruction of the
+ * epilogue costs the kernel about a cycle even under the other's products
+ * (bench/RESULTS.md, session 27). GELU with the exact tanhf is about 24 an
+ * element, some 8% of a product 4096 deep. */
 #pragma tile kernel threads(256)
 #pragma tile tune BN(128, 256) BK(32, 64) STAGES(3, 4)
 void gemm_bias_gelu(int M, int N, int K, const half A[M][K], const half B[K][N], const float bias[N], half C[M][N])
