@@ -313,16 +313,21 @@ static int take_flag(int *argc, char **argv, const char *flag)
 int main(int argc, char **argv)
 {
 #ifdef BENCH_FAST_MATH /* bench_epilogue_fast: the same, every kernel built --use_fast_math */
-    const char *title = "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair, --use_fast_math";
+#define TITLE "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair, --use_fast_math"
 #else
-    const char *title = "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair";
+#define TITLE "tilepp fused GEMM + bias + GELU vs plain GEMM and the unfused pair"
 #endif
+    const char *title = TITLE;
     /* --sustained: the sustained table alone (the clock-and-power reading,
      * seconds a kernel), for a device call too short for the whole bench;
-     * --profile: the kernels' launches alone, for ncu. */
+     * --profile: the kernels' launches alone, for ncu. Taken out of argv
+     * before tile_bench_csv_arg, whose --help lists them in `about`. */
+    const char *about = TITLE "\n\n"
+                              "  --sustained only the CPU check and the sustained table (clocks and power)\n"
+                              "  --profile   only the CPU check, then each kernel twice at 4096^3, untimed (for ncu)";
     const int sustained_only = take_flag(&argc, argv, "--sustained");
     const int profile_only = take_flag(&argc, argv, "--profile");
-    const char *csv_path = tile_bench_csv_arg(argc, argv, title);
+    const char *csv_path = tile_bench_csv_arg(argc, argv, about);
     tile_check_require_gpu();
     CR_CHECK(cublasCreate(&blas));
     tile_bench_print_header(stdout, title);
