@@ -977,11 +977,20 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
         *why = "threads() is not a whole number of 128-thread warpgroups";
         return NULL;
     }
-    const char *policy = needs_whole_rows(gp, p->pipe) ? "row" : p->gemm->policy;
+    const bool whole_rows = needs_whole_rows(gp, p->pipe);
+    const char *policy = whole_rows ? "row" : p->gemm->policy;
+    const int groups_wanted = k->threads / 128;
     long long per_thread = 0;
-    if (!plan_pingpong(p, gp, k->threads / 128, &per_thread)) {
-        if (!arrange_groups(p, c->dims[0], c->dims[1], k->threads / 128, policy)) {
-            *why = "the accumulator does not split into 64-row, 16..256-column pieces over the warpgroups";
+    if (!plan_pingpong(p, gp, groups_wanted, &per_thread)) {
+        if (!arrange_groups(p, c->dims[0], c->dims[1], groups_wanted, policy)) {
+            /* Name the rule that refused, where splitting by columns alone would have fitted. */
+            if (whole_rows && arrange_groups(p, c->dims[0], c->dims[1], groups_wanted, NULL))
+                *why = aprintf("each consumer warpgroup must hold whole rows of '%s' (a fragment of its rows, as a row "
+                               "reduction writes, or a product from registers), and its %lld rows do not make 64 for "
+                               "each of the %d warpgroups",
+                               c->name, c->dims[0], groups_wanted);
+            else
+                *why = "the accumulator does not split into 64-row, 16..256-column pieces over the warpgroups";
             return NULL;
         }
         if (!plan_fragments(p, gp, &per_thread, why))
