@@ -37,7 +37,7 @@ step() { # step NAME LOG COMMAND...
 have() { [ -x "$bin/$1" ]; }
 
 step device device.txt nvidia-smi
-for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test attention_test attention_test_d64 attention_test_d96 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test edge_test debug_test tune_test; do
+for t in gpu_samples_test gpu_l1_test gemm_test tile_ops_test reduce_test layers_test attention_test attention_test_d64 attention_test_d96 attention_test_d256 attention_test_bf16 mma_test mma90_test helpers_test profile_test edge_test debug_test tune_test; do
     have "$t" && step "$t" "$t.log" "$bin/$t"
 done
 have print_test && step print_test print_test.log "$bin/print_test"
@@ -46,6 +46,7 @@ have print_test && step print_test print_test.log "$bin/print_test"
 have gemm_test && step "gemm_test (TILEPP_PATH=sm80)" gemm_test_sm80.log env TILEPP_PATH=sm80 "$bin/gemm_test"
 have gemm_test && step "gemm_test (TILEPP_PATH=sm90)" gemm_test_sm90.log env TILEPP_PATH=sm90 "$bin/gemm_test"
 have reduce_test && step "reduce_test (TILEPP_PATH=sm80)" reduce_test_sm80.log env TILEPP_PATH=sm80 "$bin/reduce_test"
+have layers_test && step "layers_test (TILEPP_PATH=sm80)" layers_test_sm80.log env TILEPP_PATH=sm80 "$bin/layers_test"
 have attention_test && step "attention_test (TILEPP_PATH=sm80)" attention_test_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test"
 have attention_test_d64 && step "attention_test_d64 (TILEPP_PATH=sm80)" attention_test_d64_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_d64"
 have attention_test_d96 && step "attention_test_d96 (TILEPP_PATH=sm80)" attention_test_d96_sm80.log env TILEPP_PATH=sm80 "$bin/attention_test_d96"
