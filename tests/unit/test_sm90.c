@@ -281,33 +281,35 @@ static void reasons(void **state)
      * they could share the accumulator by columns, but the reduction needs
      * whole rows, and the two fragments are too many registers for one
      * warpgroup to hold alone (ping-pong) */
-    expect_reason("#include <tilepp/tile.h>\n"
-                  "#pragma tile kernel threads(256)\n"
-                  "void g(int M, int K, const half A[M][K], const half B[K][256], float s[M])\n"
-                  "{\n"
-                  "#pragma tile grid\n"
-                  "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
-                  "#pragma tile shared\n"
-                  "        half As[64][64], Bs[64][256];\n"
-                  "#pragma tile fragment\n"
-                  "        float acc[64][256], sq[64][256], rs[64];\n"
-                  "        tile_clear(acc);\n"
-                  "#pragma tile pipelined stages(2)\n"
-                  "        for (int k = 0; k < tile_cdiv(K, 64); k++) {\n"
-                  "            tile_load(As, A, by * 64, k * 64, M, K);\n"
-                  "            tile_load(Bs, B, k * 64, 0, K, 256);\n"
-                  "            tile_gemm(As, Bs, acc);\n"
-                  "        }\n"
-                  "#pragma tile parallel\n"
-                  "        for (int i = 0; i < 64; i++)\n"
-                  "            for (int j = 0; j < 256; j++)\n"
-                  "                sq[i][j] = acc[i][j] * acc[i][j];\n"
-                  "        tile_reduce_sum(sq, rs, 1, 1);\n"
-                  "        tile_store(s, rs, by * 64, M);\n"
-                  "    }\n"
-                  "}\n",
-                  "each consumer warpgroup must hold whole rows of 'acc' (a fragment of its rows, as a row reduction "
-                  "writes, or a product from registers), and its 64 rows do not make 64 for each of the 2 warpgroups");
+    expect_reason(
+        "#include <tilepp/tile.h>\n"
+        "#pragma tile kernel threads(256)\n"
+        "void g(int M, int K, const half A[M][K], const half B[K][256], float s[M])\n"
+        "{\n"
+        "#pragma tile grid\n"
+        "    for (int by = 0; by < tile_cdiv(M, 64); by++) {\n"
+        "#pragma tile shared\n"
+        "        half As[64][64], Bs[64][256];\n"
+        "#pragma tile fragment\n"
+        "        float acc[64][256], sq[64][256], rs[64];\n"
+        "        tile_clear(acc);\n"
+        "#pragma tile pipelined stages(2)\n"
+        "        for (int k = 0; k < tile_cdiv(K, 64); k++) {\n"
+        "            tile_load(As, A, by * 64, k * 64, M, K);\n"
+        "            tile_load(Bs, B, k * 64, 0, K, 256);\n"
+        "            tile_gemm(As, Bs, acc);\n"
+        "        }\n"
+        "#pragma tile parallel\n"
+        "        for (int i = 0; i < 64; i++)\n"
+        "            for (int j = 0; j < 256; j++)\n"
+        "                sq[i][j] = acc[i][j] * acc[i][j];\n"
+        "        tile_reduce_sum(sq, rs, 1, 1);\n"
+        "        tile_store(s, rs, by * 64, M);\n"
+        "    }\n"
+        "}\n",
+        "each consumer warpgroup must hold whole rows of 'acc' (a fragment of its rows, as a row reduction "
+        "writes, or a product from registers), and its 64 rows do not split into a multiple of 64 for each of "
+        "the 2 warpgroups");
 }
 
 /* FlashAttention at head dim d over `rows` query rows and `cols` keys a

@@ -986,8 +986,8 @@ Sm90Plan *lower_grid_sm90(const IrKernel *k, const GridPlan *gp, const char **wh
             /* Name the rule that refused, where splitting by columns alone would have fitted. */
             if (whole_rows && arrange_groups(p, c->dims[0], c->dims[1], groups_wanted, NULL))
                 *why = aprintf("each consumer warpgroup must hold whole rows of '%s' (a fragment of its rows, as a row "
-                               "reduction writes, or a product from registers), and its %lld rows do not make 64 for "
-                               "each of the %d warpgroups",
+                               "reduction writes, or a product from registers), and its %lld rows do not split into a "
+                               "multiple of 64 for each of the %d warpgroups",
                                c->name, c->dims[0], groups_wanted);
             else
                 *why = "the accumulator does not split into 64-row, 16..256-column pieces over the warpgroups";
