@@ -8,10 +8,12 @@
  * RMSNorm over a GEMM's rows; rows scaled to unit L2 norm; a bfloat16 MLP
  * with the exact GELU between its layers and its input added back.
  * layers_test.c checks each against its CPU run at ragged shapes. On
- * Hopper the 128 x 128 and 128 x 64 GEMMs run ping-pong, the MLP shares
- * its tile between two warpgroups (its second product from registers),
- * and the two row reductions over 64-row tiles take the sm_80 kernel (the
- * generated file says why). */
+ * Hopper the linear layer runs ping-pong and the MLP shares its tile
+ * between two warpgroups (its second product from registers); the scores
+ * and the transposed-A GEMM, with 32-deep stages, keep too few bytes in
+ * flight for the launcher to prefer their sm_90a variants (TILEPP_PATH=sm90
+ * forces them), and the two row reductions over 64-row tiles have none
+ * (the generated file says why): those run the sm_80 kernel. */
 #include <math.h>
 #include <tilepp/tile.h>
 
